@@ -1,0 +1,83 @@
+#include "attention.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace ca {
+
+void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight,
+                    const float* bias) {
+  y.noalias() = x * weight.transpose();
+  if (bias != nullptr) {
+    const Eigen::Map<const Eigen::RowVectorXf> b(bias, weight.rows());
+    y.rowwise() += b;
+  }
+}
+
+void scores_forward(MatrixMap scores, const MatrixIn& queries, const MatrixIn& keys) {
+  scores.noalias() = queries * keys.transpose();
+}
+
+void masked_fill(MatrixMap scores, const MatrixIn& mask) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index i = 0; i < scores.rows(); ++i)
+    for (Eigen::Index j = 0; j < scores.cols(); ++j)
+      if (mask(i, j) != 0.0f) scores(i, j) = neg_inf;
+}
+
+Tensor causal_mask(int n) {
+  Tensor mask({n, n}, 1.0f);
+  mask.matrix().triangularView<Eigen::Lower>().setZero();
+  return mask;
+}
+
+void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    // A separate division, as `attn_scores / keys.shape[-1]**0.5` is its own tensor op.
+    weights.row(i) = scores.row(i) / divisor;
+    const float max = weights.row(i).maxCoeff();
+    float sum = 0.0f;
+    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+      sum += (weights(i, j) = std::exp(weights(i, j) - max));  // scalar exp: same on every target
+    }
+    weights.row(i) *= 1.0f / sum;
+  }
+}
+
+void context_forward(MatrixMap context, const MatrixIn& weights,
+                     const MatrixIn& values) {
+  context.noalias() = weights * values;
+}
+
+float score_divisor(int d_k, bool scale) {
+  return scale ? static_cast<float>(std::sqrt(static_cast<double>(d_k))) : 1.0f;
+}
+
+RowMatrix attention_forward_naive(const MatrixIn& queries, const MatrixIn& keys,
+                                  const MatrixIn& values, bool causal, bool scale) {
+  const Eigen::Index T = queries.rows(), d = queries.cols(), dv = values.cols();
+  const double divisor = scale ? std::sqrt(static_cast<double>(d)) : 1.0;
+  RowMatrix out(T, dv);
+  std::vector<double> row(static_cast<std::size_t>(T));
+  for (Eigen::Index i = 0; i < T; ++i) {
+    const Eigen::Index visible = causal ? i + 1 : T;  // keys after token i are masked
+    double max = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index j = 0; j < visible; ++j) {
+      double dot = 0.0;
+      for (Eigen::Index c = 0; c < d; ++c) dot += double(queries(i, c)) * double(keys(j, c));
+      row[j] = dot / divisor;
+      max = std::max(max, row[j]);
+    }
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j < visible; ++j) sum += (row[j] = std::exp(row[j] - max));
+    for (Eigen::Index c = 0; c < dv; ++c) {
+      double acc = 0.0;
+      for (Eigen::Index j = 0; j < visible; ++j) acc += row[j] / sum * double(values(j, c));
+      out(i, c) = static_cast<float>(acc);
+    }
+  }
+  return out;
+}
+
+}  // namespace ca

@@ -1,0 +1,38 @@
+// The passes of causal self-attention for one sequence, each a separate function over
+// row-major matrices so that every intermediate can be shown (T = tokens, d = head width).
+#pragma once
+
+#include "tensor.hpp"
+
+namespace ca {
+
+// Pass 1: y (T, out) = x (T, in) @ weight(out, in)^T + bias (out), as nn.Linear.
+void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight,
+                    const float* bias);
+
+// Pass 2: scores (T, T) = queries (T, d) @ keys(T, d)^T.
+void scores_forward(MatrixMap scores, const MatrixIn& queries, const MatrixIn& keys);
+
+// Pass 3: scores.masked_fill_(mask[:T, :T].bool(), -inf) for a (C, C) mask buffer, C >= T.
+void masked_fill(MatrixMap scores, const MatrixIn& mask);
+
+// The causal mask buffer: triu(ones(n, n), diagonal=1).
+Tensor causal_mask(int n);
+
+// Pass 4: weights (T, T) = softmax(scores / divisor, dim=-1), in PyTorch's order:
+// the division as its own float32 op, then max, exp(x - max), sum, times 1/sum.
+void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor);
+
+// Pass 5: context (T, d) = weights (T, T) @ values (T, d).
+void context_forward(MatrixMap context, const MatrixIn& weights,
+                     const MatrixIn& values);
+
+// sqrt(d_k) as `keys.shape[-1]**0.5`, or 1 when the scores are not scaled.
+float score_divisor(int d_k, bool scale);
+
+// Reference kernel: the same attention with plain loops in double, for checking the passes.
+// Returns the context (T, d); `causal` applies pass 3.
+RowMatrix attention_forward_naive(const MatrixIn& queries, const MatrixIn& keys,
+                                  const MatrixIn& values, bool causal, bool scale);
+
+}  // namespace ca

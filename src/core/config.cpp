@@ -1,0 +1,94 @@
+#include "config.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ca {
+namespace {
+
+std::string str(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+bool is_probability(double p) { return p >= 0.0 && p <= 1.0; }  // false for NaN
+
+}  // namespace
+
+Tensor Config::book_inputs() {
+  return Tensor({6, 3}, {0.43f, 0.15f, 0.89f,    // Your     (x^1)
+                         0.55f, 0.87f, 0.66f,    // journey  (x^2)
+                         0.57f, 0.85f, 0.64f,    // starts   (x^3)
+                         0.22f, 0.58f, 0.33f,    // with     (x^4)
+                         0.77f, 0.25f, 0.10f,    // one      (x^5)
+                         0.05f, 0.80f, 0.55f});  // step     (x^6)
+}
+
+std::vector<std::string> default_tokens(int n) {
+  static const char* const kBook[] = {"Your", "journey", "starts", "with", "one", "step"};
+  std::vector<std::string> tokens;
+  for (int i = 0; i < n; ++i) tokens.push_back(i < 6 ? kBook[i] : "x" + std::to_string(i + 1));
+  return tokens;
+}
+
+std::string validate(const Config& c) {
+  const int T = c.num_tokens(), d_in = c.d_in();
+  if (c.randn) {
+    if (c.randn->rows < 1 || c.randn->cols < 1) return "\"inputs\": randn sizes must be >= 1";
+  } else {
+    if (c.inputs.dim() != 2 || c.inputs.numel() == 0) return "\"inputs\" is empty";
+    for (std::size_t i = 0; i < c.inputs.numel(); ++i) {
+      if (!std::isfinite(c.inputs.data[i])) {
+        return "\"inputs\"[" + std::to_string(i / d_in) + "][" + std::to_string(i % d_in) +
+               "] is not a finite float32 number";
+      }
+    }
+  }
+  if (T > kMaxTokens) {
+    return "\"inputs\" has " + std::to_string(T) + " tokens; at most " +
+           std::to_string(kMaxTokens) + " are supported";
+  }
+  if (d_in > kMaxDim) {
+    return "\"inputs\" rows have " + std::to_string(d_in) + " values; at most " +
+           std::to_string(kMaxDim) + " are supported";
+  }
+  if (!c.tokens.empty() && static_cast<int>(c.tokens.size()) != T) {
+    return "\"tokens\" has " + std::to_string(c.tokens.size()) + " labels but \"inputs\" has " +
+           std::to_string(T) + " rows";
+  }
+  for (const std::string& t : c.tokens) {
+    if (t.size() > kMaxTokenLength) {
+      return "\"tokens\": a label is longer than " + std::to_string(kMaxTokenLength) + " bytes";
+    }
+  }
+  if (c.d_out < 1 || c.d_out > kMaxDim) {
+    return "\"d_out\" must be between 1 and " + std::to_string(kMaxDim) + " (got " +
+           std::to_string(c.d_out) + ")";
+  }
+  if (!is_probability(c.dropout)) {
+    return "\"dropout\" must be between 0 and 1 (got " + str(c.dropout) + ")";
+  }
+  if (!is_probability(c.class_dropout)) {
+    return "\"class_dropout\" must be between 0 and 1 (got " + str(c.class_dropout) + ")";
+  }
+  if (c.context_length < 0 || c.context_length > kMaxTokens) {
+    return "\"context_length\" must be between 1 and " + std::to_string(kMaxTokens) + " (got " +
+           std::to_string(c.context_length) + ")";
+  }
+  if (c.context_length != 0 && T > c.context_length) {
+    return std::to_string(T) + " tokens exceed CausalAttention's context_length " +
+           std::to_string(c.context_length);
+  }
+  return "";
+}
+
+Config resolve(Config c) {
+  if (c.tokens.empty()) c.tokens = default_tokens(c.num_tokens());
+  if (c.context_length == 0) c.context_length = c.num_tokens();
+  return c;
+}
+
+const char* to_string(DropoutRng rng) { return rng == DropoutRng::Mkl ? "mkl" : "default"; }
+
+}  // namespace ca

@@ -1,0 +1,102 @@
+// Each function names the PyTorch 1.13 kernel it reproduces (aten/src/ATen/native/cpu/).
+#include "generator.hpp"
+
+#include <cmath>
+
+namespace ca {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// at::uniform_real_distribution<float>: 24 random bits of one 32-bit output.
+float uniform_float(Generator& gen, float from, float to) {
+  const float x = static_cast<float>(gen.random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
+  return x * (to - from) + from;  // float32 throughout, no fused multiply-add
+}
+
+// at::uniform_real_distribution<double>: 53 random bits of one 64-bit output.
+double uniform_double(Generator& gen) {
+  return static_cast<double>(gen.random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
+}
+
+// normal_fill_16: Box-Muller on 8 pairs (data[j], data[j + 8]) of uniforms, in float32.
+void normal_fill_16(float* data) {
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = 1.0f - data[j];  // [0, 1) -> (0, 1] for the log
+    const float u2 = data[j + 8];
+    const float radius = std::sqrt(-2.0f * std::log(u1));
+    const float theta = static_cast<float>(2.0 * kPi * static_cast<double>(u2));
+    data[j] = radius * std::cos(theta);
+    data[j + 8] = radius * std::sin(theta);
+  }
+}
+
+// at::normal_distribution<double>: pairs in double, the sine half cached in the generator.
+double normal_double(Generator& gen) {
+  std::optional<double>& cached = gen.cached_normal();
+  if (cached) {
+    const double r = *cached;
+    cached.reset();
+    return r;
+  }
+  const double u1 = uniform_double(gen);
+  const double u2 = uniform_double(gen);
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - u2));
+  const double theta = 2.0 * kPi * u1;
+  cached = radius * std::sin(theta);
+  return radius * std::cos(theta);
+}
+
+}  // namespace
+
+// uniform_kernel: the bounds are cast to float32 before anything else.
+void uniform_(Tensor& t, double from, double to, Generator& gen) {
+  const float f = static_cast<float>(from);
+  const float l = static_cast<float>(to);
+  for (float& v : t.data) v = uniform_float(gen, f, l);
+}
+
+// normal_kernel: numel >= 16 fills every element with a uniform first, transforms whole
+// blocks of 16, then redraws and transforms the last 16 if numel % 16 != 0 (normal_fill);
+// smaller tensors draw element by element in double.
+void normal_(Tensor& t, Generator& gen) {
+  const std::size_t n = t.numel();
+  float* d = t.data.data();
+  if (n >= 16) {
+    for (std::size_t i = 0; i < n; ++i) d[i] = uniform_float(gen, 0.0f, 1.0f);
+    for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(d + i);
+    if (n % 16 != 0) {
+      float* tail = d + n - 16;
+      for (std::size_t i = 0; i < 16; ++i) tail[i] = uniform_float(gen, 0.0f, 1.0f);
+      normal_fill_16(tail);
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<float>(normal_double(gen));
+  }
+}
+
+Tensor randn(const std::vector<int>& shape, Generator& gen) {
+  Tensor t(shape);
+  normal_(t, gen);
+  return t;
+}
+
+void bernoulli_(Tensor& t, double p, Generator& gen, DropoutRng rng) {
+  if (rng == DropoutRng::Default) {
+    // bernoulli_scalar_kernel_default: one 53-bit uniform per element.
+    for (float& v : t.data) v = uniform_double(gen) < p ? 1.0f : 0.0f;
+    return;
+  }
+  // bernoulli_scalar_kernel with MKL: one 32-bit draw seeds an MCG31m1 stream
+  // (VSL_BRNG_MCG31, viRngBernoulli ICDF). Skip-ahead per thread gives the same sequence.
+  constexpr std::uint64_t kModulus = 2147483647;  // 2^31 - 1
+  constexpr std::uint64_t kMultiplier = 1132489760;
+  std::uint64_t x = gen.random() % kModulus;
+  if (x == 0) x = 1;
+  for (float& v : t.data) {
+    v = static_cast<double>(x) / static_cast<double>(kModulus) < p ? 1.0f : 0.0f;
+    x = (x * kMultiplier) % kModulus;
+  }
+}
+
+}  // namespace ca

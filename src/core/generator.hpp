@@ -1,0 +1,63 @@
+// PyTorch's CPU random number generator and the distributions the book's program uses,
+// reproduced bit for bit (see ../shared/reference/pytorch-cpu-rng.md and
+// tests/golden/rng.json, made by PyTorch itself).
+#pragma once
+
+#include "tensor.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+
+namespace ca {
+
+// Which implementation of the Bernoulli draw behind nn.Dropout a PyTorch build uses.
+enum class DropoutRng {
+  Default,  // builds without MKL, macOS, ARM, AMD: the book's printed numbers
+  Mkl,      // Intel x86 Linux/Windows builds: the tables in seed 000
+};
+
+class Generator {
+ public:
+  // PyTorch's default CPU seed (c10::default_rng_seed_val).
+  static constexpr std::uint64_t kDefaultSeed = 67280421310721ULL;
+
+  explicit Generator(std::uint64_t seed = kDefaultSeed) { manual_seed(seed); }
+
+  // torch.manual_seed(seed): MT19937 seeded with the low 32 bits; the cached normal is dropped.
+  void manual_seed(std::uint64_t seed) {
+    engine_.seed(static_cast<std::uint32_t>(seed));
+    next_normal_.reset();
+  }
+  std::uint32_t random() { return static_cast<std::uint32_t>(engine_()); }
+  // Two outputs, the first in the high 32 bits.
+  std::uint64_t random64() {
+    const std::uint64_t hi = random();
+    const std::uint64_t lo = random();
+    return (hi << 32) | lo;
+  }
+
+  // Box-Muller makes normals in pairs; PyTorch's small path keeps the second for the next call.
+  std::optional<double>& cached_normal() { return next_normal_; }
+
+ private:
+  std::mt19937 engine_;
+  std::optional<double> next_normal_;
+};
+
+// Python's int seed -> the uint64 torch.manual_seed sees (negatives as two's complement).
+inline std::uint64_t seed_from_int(std::int64_t s) { return static_cast<std::uint64_t>(s); }
+
+// tensor.uniform_(from, to) on float32, element by element in row-major order.
+void uniform_(Tensor& t, double from, double to, Generator& gen);
+
+// tensor.normal_() on float32: torch.randn. numel >= 16 and numel < 16 take different paths.
+void normal_(Tensor& t, Generator& gen);
+
+// torch.randn(shape) with the generator as it is.
+Tensor randn(const std::vector<int>& shape, Generator& gen);
+
+// tensor.bernoulli_(p) on float32 (1 with probability p), in either of PyTorch's CPU paths.
+void bernoulli_(Tensor& t, double p, Generator& gen, DropoutRng rng);
+
+}  // namespace ca

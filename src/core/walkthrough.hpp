@@ -1,0 +1,33 @@
+// The book's §3.5 program as an ordered list of named stages (docs/walkthrough.md).
+// Stage ids are the one name of each concept in the CLI, the JSON, the JS API and the page.
+#pragma once
+
+#include "config.hpp"
+#include "tensor.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ca {
+
+struct Stage {
+  std::string id;     // e.g. "attn_weights_causal"
+  std::string title;  // a short human title
+  std::string code;   // the PyTorch line that computes it, with this configuration's values
+  Tensor tensor;
+};
+
+struct Walkthrough {
+  Config config;  // resolved: tokens and context_length filled in
+  std::vector<Stage> stages;
+};
+
+// Every stage id in order, bias stages included.
+const std::vector<std::string>& all_stage_ids();
+// Whether the stage exists only when qkv_bias is set.
+bool is_bias_stage(const std::string& id);
+
+// Runs the program. Throws std::invalid_argument with validate()'s message if invalid.
+Walkthrough run_walkthrough(const Config& config);
+
+}  // namespace ca
