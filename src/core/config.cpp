@@ -54,7 +54,7 @@ std::string validate(const Config& c) {
            std::to_string(kMaxDim) + " are supported";
   }
   if (!c.tokens.empty() && static_cast<int>(c.tokens.size()) != T) {
-    return "\"tokens\" has " + std::to_string(c.tokens.size()) + " labels but \"inputs\" has " +
+    return "\"tokens\" has length " + std::to_string(c.tokens.size()) + " but \"inputs\" has " +
            std::to_string(T) + " rows";
   }
   for (const std::string& t : c.tokens) {

@@ -109,8 +109,8 @@ std::string read_inputs(const Value& v, Config& c) {
              std::to_string(kMaxDim) + " are supported";
     }
     if (row.items.size() != d_in) {
-      return "\"inputs\" is ragged: row " + std::to_string(i) + " has " +
-             std::to_string(row.items.size()) + " values, row 0 has " + std::to_string(d_in);
+      return "\"inputs\" is ragged: row " + std::to_string(i) + " has length " +
+             std::to_string(row.items.size()) + ", row 0 has length " + std::to_string(d_in);
     }
     for (std::size_t j = 0; j < d_in; ++j) {
       const Value& x = row.items[j];
@@ -177,21 +177,35 @@ const std::vector<std::string>& config_keys() {
   return keys;
 }
 
-ParsedConfig parse_config(std::string_view text) {
+ParsedConfig parse_config(std::string_view text, std::string_view overrides) {
   ParsedConfig out;
-  json::ParseResult doc = json::parse(text);
-  if (!doc.error.empty()) {
-    out.error = doc.error;
-    return out;
+  json::Value docs[2];
+  const std::string_view texts[2] = {text, overrides};
+  for (int i = 0; i < 2; ++i) {
+    json::ParseResult doc = json::parse(texts[i]);
+    if (!doc.error.empty()) {
+      out.error = doc.error;
+      return out;
+    }
+    if (doc.value.kind != Kind::Object) {
+      out.error = std::string("the configuration must be a JSON object (got ") +
+                  json::describe(doc.value.kind) + ")";
+      return out;
+    }
+    docs[i] = std::move(doc.value);
   }
-  if (doc.value.kind != Kind::Object) {
-    out.error = std::string("the configuration must be a JSON object (got ") +
-                json::describe(doc.value.kind) + ")";
-    return out;
-  }
-  for (const auto& [key, v] : doc.value.members) {
-    out.error = read_key(key, v, out.config);
-    if (!out.error.empty()) return out;
+  const auto overridden = [&](const std::string& key) {
+    for (const auto& m : docs[1].members) {
+      if (m.first == key) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 2; ++i) {
+    for (const auto& [key, v] : docs[i].members) {
+      if (i == 0 && overridden(key)) continue;
+      out.error = read_key(key, v, out.config);
+      if (!out.error.empty()) return out;
+    }
   }
   out.error = validate(out.config);
   return out;

@@ -15,7 +15,8 @@ struct ParsedConfig {
 };
 
 // Parses and validates. Unknown keys, wrong types and every validate() problem are errors.
-ParsedConfig parse_config(std::string_view json);
+// Keys of `overrides` (another JSON object, e.g. from command-line flags) replace those of `json`.
+ParsedConfig parse_config(std::string_view json, std::string_view overrides = "{}");
 
 // The resolved configuration as one line of JSON, every key present.
 std::string config_to_json(const Config& resolved);

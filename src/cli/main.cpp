@@ -1,0 +1,142 @@
+// causal-attention: the book's §3.5 walkthrough on the command line.
+// Errors: one line on stderr, exit code 2, nothing on stdout.
+#include "config_json.hpp"
+#include "json.hpp"
+#include "output.hpp"
+#include "walkthrough.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string read_config_file(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read config file \"" + path + "\"");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A flag's text as a JSON number literal, so the core validates flags and files alike.
+std::string number_literal(const std::string& flag, const std::string& text) {
+  const ca::json::ParseResult r = ca::json::parse(text);
+  if (!r.error.empty() || r.value.kind != ca::json::Value::Kind::Number) {
+    throw UsageError(flag + " expects a number (got \"" + text + "\")");
+  }
+  return text;
+}
+
+std::vector<const ca::Stage*> select(const ca::Walkthrough& w, const std::vector<std::string>& ids) {
+  std::vector<const ca::Stage*> out;
+  if (ids.empty()) {
+    for (const ca::Stage& s : w.stages) out.push_back(&s);
+    return out;
+  }
+  const std::vector<std::string>& known = ca::all_stage_ids();
+  for (const std::string& id : ids) {
+    if (std::find(known.begin(), known.end(), id) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError("unknown stage \"" + id + "\" (stages: " + list + ")");
+    }
+    const auto it = std::find_if(w.stages.begin(), w.stages.end(), [&](const ca::Stage& s) { return s.id == id; });
+    if (it == w.stages.end()) throw UsageError("stage \"" + id + "\" exists only with qkv_bias");
+    if (std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
+  }
+  return out;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
+               "§3.5, computed exactly as PyTorch does. With no options it prints the book's tables."};
+  app.set_version_flag("--version", "causal-attention 1.0.0");
+  std::string config_path;
+  std::map<std::string, std::string> numbers;  // config key -> flag text
+  std::optional<std::string> rng;
+  bool qkv_bias = false, no_scale = false, eval = false, list = false;
+  std::vector<std::string> stages;
+  std::string format = "torch";
+
+  app.add_option("--config", config_path, "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  const std::pair<const char*, const char*> number_flags[] = {
+      {"--seed-weights", "seed_weights"}, {"--seed-dropout", "seed_dropout"},
+      {"--seed-class", "seed_class"},     {"--d-out", "d_out"},
+      {"--dropout", "dropout"},           {"--class-dropout", "class_dropout"},
+      {"--context-length", "context_length"}};
+  for (const auto& [flag, key] : number_flags) {
+    app.add_option_function<std::string>(flag, [&numbers, flag = std::string(flag), key = std::string(key)](
+                                                   const std::string& v) { numbers[key] = number_literal(flag, v); },
+                                         "sets \"" + std::string(key) + "\"")
+        ->allow_extra_args(false);
+  }
+  app.add_option_function<std::string>("--rng", [&rng](const std::string& v) { rng = v; },
+                                       "dropout's Bernoulli path: default (book, macOS, ARM, AMD) or mkl (Intel x86 Linux/Windows)");
+  app.add_flag("--qkv-bias", qkv_bias, "nn.Linear with bias");
+  app.add_flag("--no-scale", no_scale, "softmax of the raw scores, without / sqrt(d_k)");
+  app.add_flag("--eval", eval, "evaluation mode: dropout is the identity");
+  app.add_option("--stage", stages, "print only this stage (repeatable), e.g. attn_weights_causal");
+  app.add_option("--format", format, "torch | json | csv | markdown")
+      ->check(CLI::IsMember({"torch", "json", "csv", "markdown"}));
+  app.add_flag("--list-stages", list, "print every stage id and exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (list) {
+    for (const std::string& id : ca::all_stage_ids()) std::cout << id << "\n";
+    return 0;
+  }
+
+  std::string overrides = "{";
+  const auto add = [&overrides](const std::string& key, const std::string& literal) {
+    overrides += (overrides.size() > 1 ? "," : "") + ca::json::quote(key) + ":" + literal;
+  };
+  for (const auto& [key, literal] : numbers) add(key, literal);
+  if (rng) add("rng", ca::json::quote(*rng));
+  if (qkv_bias) add("qkv_bias", "true");
+  if (no_scale) add("scale", "false");
+  if (eval) add("train", "false");
+  overrides += "}";
+
+  const ca::ParsedConfig parsed =
+      ca::parse_config(config_path.empty() ? "{}" : read_config_file(config_path), overrides);
+  if (!parsed.error.empty()) throw UsageError(parsed.error);
+  const ca::Walkthrough w = ca::run_walkthrough(parsed.config);
+  const ca::Format f = format == "json" ? ca::Format::Json
+                       : format == "csv" ? ca::Format::Csv
+                       : format == "markdown" ? ca::Format::Markdown
+                                              : ca::Format::Torch;
+  std::cout << ca::render(w, select(w, stages), f);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "causal-attention: " << e.what() << "\n";
+    return 2;
+  }
+}
