@@ -6,17 +6,32 @@
 
 namespace ca {
 
-void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight,
-                    const float* bias) {
-  y.noalias() = x * weight.transpose();
-  if (bias != nullptr) {
+namespace {
+
+// out (m, n) = a (m, k) @ b(n, k)^T, each output one float32 dot product summed in order
+// from +0, as PyTorch's BLAS sgemm computes it: bit-identical results on every target.
+void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    for (Eigen::Index j = 0; j < out.cols(); ++j) {
+      float sum = 0.0f;
+      for (Eigen::Index l = 0; l < a.cols(); ++l) sum += a(i, l) * b(j, l);
+      out(i, j) = sum;
+    }
+  }
+}
+
+}  // namespace
+
+void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight, const float* bias) {
+  matmul_transposed(y, x, weight);
+  if (bias != nullptr) {  // added after the dot product, as addmm's sgemm does
     const Eigen::Map<const Eigen::RowVectorXf> b(bias, weight.rows());
     y.rowwise() += b;
   }
 }
 
 void scores_forward(MatrixMap scores, const MatrixIn& queries, const MatrixIn& keys) {
-  scores.noalias() = queries * keys.transpose();
+  matmul_transposed(scores, queries, keys);
 }
 
 void masked_fill(MatrixMap scores, const MatrixIn& mask) {
@@ -45,9 +60,8 @@ void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
   }
 }
 
-void context_forward(MatrixMap context, const MatrixIn& weights,
-                     const MatrixIn& values) {
-  context.noalias() = weights * values;
+void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn& values) {
+  matmul_transposed(context, weights, values.transpose());
 }
 
 float score_divisor(int d_k, bool scale) {

@@ -1,6 +1,8 @@
 // Each function names the PyTorch 1.13 kernel it reproduces (aten/src/ATen/native/cpu/).
 #include "generator.hpp"
 
+#include "avx2_math.hpp"
+
 #include <cmath>
 
 namespace ca {
@@ -8,10 +10,12 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// at::uniform_real_distribution<float>: 24 random bits of one 32-bit output.
+// at::uniform_real_distribution<float>: 24 random bits of one 32-bit output, then
+// x * (to - from) + from in float32. PyTorch's AVX2 kernels (and ARM builds) compile that
+// into one fused multiply-add, so nn.Linear's weights are bit-exact only with fma.
 float uniform_float(Generator& gen, float from, float to) {
   const float x = static_cast<float>(gen.random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  return x * (to - from) + from;  // float32 throughout, no fused multiply-add
+  return std::fma(x, to - from, from);
 }
 
 // at::uniform_real_distribution<double>: 53 random bits of one 64-bit output.
@@ -19,15 +23,18 @@ double uniform_double(Generator& gen) {
   return static_cast<double>(gen.random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1p-53;
 }
 
-// normal_fill_16: Box-Muller on 8 pairs (data[j], data[j + 8]) of uniforms, in float32.
+// normal_fill_16_AVX2: Box-Muller on 8 pairs (data[j], data[j + 8]) of uniforms, in float32
+// with avx_mathfun's log and sincos (PyTorch's x86-64 build dispatches here on AVX2 CPUs).
 void normal_fill_16(float* data) {
+  const float two_pi = static_cast<float>(2.0 * kPi);
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - data[j];  // [0, 1) -> (0, 1] for the log
     const float u2 = data[j + 8];
-    const float radius = std::sqrt(-2.0f * std::log(u1));
-    const float theta = static_cast<float>(2.0 * kPi * static_cast<double>(u2));
-    data[j] = radius * std::cos(theta);
-    data[j + 8] = radius * std::sin(theta);
+    const float radius = std::sqrt(-2.0f * avx2::log(u1));
+    float sin_theta, cos_theta;
+    avx2::sincos(two_pi * u2, sin_theta, cos_theta);
+    data[j] = radius * cos_theta;
+    data[j + 8] = radius * sin_theta;
   }
 }
 

@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+"""Golden files for the C++ reimplementation, made by PyTorch itself.
+
+Run by hand from the repository root (no network, deterministic):
+
+    /usr/bin/python3 tests/golden/generate.py
+
+Needs Debian's python3-torch (PyTorch 1.13, built without MKL; `apt-get install -y
+python3-torch`); /usr/bin/python3, not a pyenv/venv python without torch.
+It writes:
+
+tests/golden/cases/<name>.json -- one per configuration of CASES below:
+    {"name": str, "torch": torch.__version__,
+     "config": {the configuration keys as a user passes them to the CLI, non-default only},
+     "stages": [{"id": str, "shape": [int, ...], "data": [number, ...]}, ...]}
+  Stages in the order of docs/walkthrough.md (b_* / ca.b_* only when qkv_bias).
+  "data" is flat, row-major. Every number is the exact float32 value written as
+  Python's repr(float(x)) (parses back to the same float32); non-finite values are
+  the strings "-inf", "inf", "nan".
+
+tests/golden/rng.json -- primitive generator outputs, for unit tests of a
+PyTorch-compatible generator:
+    {"torch": str, "cpu_capability": str,
+     "entries": [{"seed": int, "call": str, "args": {...}, "values": [number, ...]}, ...]}
+  Each entry starts from torch.manual_seed(seed) and then makes the call below; values
+  are float32, written like the cases:
+    "uniform_"    args {"n", "from", "to"}: torch.empty(n).uniform_(from, to)
+                  ("from"/"to" are the exact Python doubles passed, e.g. nn.Linear's
+                  kaiming bound math.sqrt(3) * (math.sqrt(2 / (1 + math.sqrt(5)**2)) / math.sqrt(in))).
+    "randn"       args {"n"}: torch.randn(n)  (numel < 16 and >= 16 take different paths)
+    "bernoulli_"  args {"n", "p"}: torch.empty(n).bernoulli_(p)  (default, non-MKL path)
+    "randn_twice" args {"n"}: torch.randn(n) and then torch.randn(n) again, no reseed;
+                  values = the first call's n values, then the second call's n values
+    "linear"      args {"in", "out", "bias"}: torch.nn.Linear(in, out, bias=bias);
+                  values = weight (out x in, row-major), then bias (out) when bias
+
+Results of the vectorised kernels depend on the CPU capability PyTorch dispatches to
+(e.g. uniform_ is compiled with FMA contraction in the AVX2 build, randn >= 16 uses
+avx_mathfun's log/sincos only in the AVX2 build); the goldens pin AVX2, the default
+of PyTorch 1.13 on x86-64 machines with AVX2, before torch is imported.
+"""
+import os
+
+CPU_CAPABILITY = "avx2"
+os.environ["ATEN_CPU_CAPABILITY"] = CPU_CAPABILITY  # must precede `import torch`
+
+import json
+import math
+import sys
+
+import torch
+import torch.nn as nn
+
+# ---------------------------------------------------------------------------------------
+# Configuration defaults (docs/walkthrough.md): the one place they live in this script.
+# ---------------------------------------------------------------------------------------
+BOOK_INPUTS = [
+    [0.43, 0.15, 0.89],  # Your     (x^1)
+    [0.55, 0.87, 0.66],  # journey  (x^2)
+    [0.57, 0.85, 0.64],  # starts   (x^3)
+    [0.22, 0.58, 0.33],  # with     (x^4)
+    [0.77, 0.25, 0.10],  # one      (x^5)
+    [0.05, 0.80, 0.55],  # step     (x^6)
+]
+BOOK_TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
+RANDN_DEFAULT_SEED = 123
+DEFAULTS = {
+    "inputs": BOOK_INPUTS,
+    "tokens": None,  # None: the book's words, then x7, x8, ...
+    "d_out": 2,
+    "qkv_bias": False,
+    "scale": True,
+    "seed_weights": 789,
+    "seed_dropout": 123,
+    "dropout": 0.5,
+    "seed_class": 123,
+    "class_dropout": 0.0,
+    "context_length": None,  # None: T
+    "rng": "default",
+    "train": True,
+}
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES_DIR = os.path.join(HERE, "cases")
+RNG_PATH = os.path.join(HERE, "rng.json")
+
+
+# ---------------------------------------------------------------------------------------
+# The book's classes (§3.4 SelfAttention_v2, §3.5 CausalAttention), plus a `scale` flag:
+# scale=False means no division at all (not a division by 1).
+# ---------------------------------------------------------------------------------------
+class SelfAttention_v2(nn.Module):
+    def __init__(self, d_in, d_out, qkv_bias=False, scale=True):
+        super().__init__()
+        self.scale = scale
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+
+    def forward(self, x):
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.T
+        if self.scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        context_vec = attn_weights @ values
+        return context_vec
+
+
+class CausalAttention(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False, scale=True):
+        super().__init__()
+        self.d_out = d_out
+        self.scale = scale
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.dropout = nn.Dropout(dropout)  # New
+        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))  # New
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape  # New batch dimension b
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+
+        attn_scores = queries @ keys.transpose(1, 2)  # Changed transpose
+        attn_scores.masked_fill_(  # New, _ ops are in-place
+            self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        if self.scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        attn_weights = self.dropout(attn_weights)  # New
+
+        context_vec = attn_weights @ values
+        return context_vec
+
+
+# ---------------------------------------------------------------------------------------
+# Configuration handling
+# ---------------------------------------------------------------------------------------
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _seed(name, v):
+    if not isinstance(v, int) or isinstance(v, bool) or not SEED_MIN <= v <= SEED_MAX:
+        raise ValueError(f"{name}: an integer in [-2^63, 2^64-1], got {v!r}")
+    return v
+
+
+def _p(name, v):
+    if not _is_number(v) or not 0.0 <= v <= 1.0:
+        raise ValueError(f"{name}: a number in [0, 1], got {v!r}")
+    return float(v)
+
+
+def _bool(name, v):
+    if not isinstance(v, bool):
+        raise ValueError(f"{name}: true or false, got {v!r}")
+    return v
+
+
+def resolve(config):
+    """The user's config (non-default keys only) -> every key with its value."""
+    unknown = set(config) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown configuration keys: {sorted(unknown)}")
+    c = dict(DEFAULTS)
+    c.update(config)
+
+    inp = c["inputs"]
+    if isinstance(inp, dict):
+        if set(inp) - {"randn", "seed"} or "randn" not in inp:
+            raise ValueError(f"inputs: {{\"randn\": [T, D], \"seed\": S}}, got {inp!r}")
+        shape = inp["randn"]
+        if (not isinstance(shape, list) or len(shape) != 2
+                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in shape)):
+            raise ValueError(f"inputs.randn: [T, D] with T, D >= 1, got {shape!r}")
+        c["inputs"] = {"randn": list(shape), "seed": _seed("inputs.seed", inp.get("seed", RANDN_DEFAULT_SEED))}
+        T, d_in = shape
+    else:
+        if (not isinstance(inp, list) or not inp or not all(isinstance(r, list) for r in inp)
+                or not inp[0] or any(len(r) != len(inp[0]) for r in inp)
+                or not all(_is_number(v) for r in inp for v in r)):
+            raise ValueError("inputs: a non-empty T x d_in array of numbers")
+        T, d_in = len(inp), len(inp[0])
+    c["T"], c["d_in"] = T, d_in
+
+    if c["tokens"] is None:
+        c["tokens"] = [BOOK_TOKENS[i] if i < len(BOOK_TOKENS) else f"x{i + 1}" for i in range(T)]
+    elif not isinstance(c["tokens"], list) or len(c["tokens"]) != T or not all(isinstance(s, str) for s in c["tokens"]):
+        raise ValueError(f"tokens: {T} strings")
+
+    if not isinstance(c["d_out"], int) or isinstance(c["d_out"], bool) or c["d_out"] < 1:
+        raise ValueError(f"d_out: an integer >= 1, got {c['d_out']!r}")
+    for k in ("qkv_bias", "scale", "train"):
+        _bool(k, c[k])
+    for k in ("seed_weights", "seed_dropout", "seed_class"):
+        _seed(k, c[k])
+    c["dropout"] = _p("dropout", c["dropout"])
+    c["class_dropout"] = _p("class_dropout", c["class_dropout"])
+    if c["context_length"] is None:
+        c["context_length"] = T
+    elif not isinstance(c["context_length"], int) or isinstance(c["context_length"], bool) or c["context_length"] < T:
+        raise ValueError(f"context_length: an integer >= T = {T}, got {c['context_length']!r}")
+    if c["rng"] not in ("default", "mkl"):
+        raise ValueError(f"rng: \"default\" or \"mkl\", got {c['rng']!r}")
+    return c
+
+
+# ---------------------------------------------------------------------------------------
+# The program of docs/walkthrough.md
+# ---------------------------------------------------------------------------------------
+def run(config):
+    """Returns [(stage id, tensor)] in the order of docs/walkthrough.md."""
+    c = resolve(config)
+    if c["rng"] != "default":
+        raise ValueError("rng \"mkl\": this PyTorch has no MKL, such goldens cannot be made here")
+    T, d_in, d_out = c["T"], c["d_in"], c["d_out"]
+    qkv_bias, scale, train = c["qkv_bias"], c["scale"], c["train"]
+    stages = []
+
+    def stage(sid, t):
+        stages.append((sid, t.detach().clone()))
+
+    with torch.no_grad():
+        if isinstance(c["inputs"], dict):
+            torch.manual_seed(c["inputs"]["seed"])
+            X = torch.randn(*c["inputs"]["randn"])
+        else:
+            X = torch.tensor(c["inputs"], dtype=torch.float32)
+        assert X.dtype == torch.float32 and tuple(X.shape) == (T, d_in)
+        stage("inputs", X)
+
+        torch.manual_seed(c["seed_weights"])
+        sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias, scale)
+        stage("W_query", sa_v2.W_query.weight)
+        stage("W_key", sa_v2.W_key.weight)
+        stage("W_value", sa_v2.W_value.weight)
+        if qkv_bias:
+            stage("b_query", sa_v2.W_query.bias)
+            stage("b_key", sa_v2.W_key.bias)
+            stage("b_value", sa_v2.W_value.bias)
+
+        queries = sa_v2.W_query(X)
+        keys = sa_v2.W_key(X)
+        values = sa_v2.W_value(X)
+        stage("queries", queries)
+        stage("keys", keys)
+        stage("values", values)
+        attn_scores = queries @ keys.T
+        stage("attn_scores", attn_scores)
+        if scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        stage("attn_weights", attn_weights)
+        context_vec = attn_weights @ values
+        stage("context_vec", context_vec)
+        # The book's module gives the very same numbers.
+        assert bits_equal(sa_v2(X), context_vec)
+
+        mask_simple = torch.tril(torch.ones(T, T))
+        stage("mask_simple", mask_simple)
+        masked_simple = attn_weights * mask_simple
+        stage("masked_simple", masked_simple)
+        row_sums = masked_simple.sum(dim=-1, keepdim=True)
+        stage("row_sums", row_sums)
+        masked_simple_norm = masked_simple / row_sums
+        stage("masked_simple_norm", masked_simple_norm)
+
+        mask = torch.triu(torch.ones(T, T), diagonal=1)
+        stage("mask", mask)
+        masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+        stage("masked", masked)
+        if scale:
+            attn_weights_causal = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights_causal = torch.softmax(masked, dim=-1)
+        stage("attn_weights_causal", attn_weights_causal)
+
+        dropout = torch.nn.Dropout(c["dropout"])
+        dropout.train(train)
+        torch.manual_seed(c["seed_dropout"])
+        dropout_example = dropout(torch.ones(T, T))
+        stage("dropout_example", dropout_example)
+        torch.manual_seed(c["seed_dropout"])
+        attn_weights_dropped = dropout(attn_weights_causal)
+        stage("attn_weights_dropped", attn_weights_dropped)
+
+        batch = torch.stack((X, X), dim=0)
+        stage("batch", batch)
+        torch.manual_seed(c["seed_class"])
+        ca = CausalAttention(d_in, d_out, c["context_length"], c["class_dropout"], qkv_bias, scale)
+        ca.train(train)
+        stage("ca.W_query", ca.W_query.weight)
+        stage("ca.W_key", ca.W_key.weight)
+        stage("ca.W_value", ca.W_value.weight)
+        if qkv_bias:
+            stage("ca.b_query", ca.W_query.bias)
+            stage("ca.b_key", ca.W_key.bias)
+            stage("ca.b_value", ca.W_value.bias)
+        context_vecs = ca(batch)
+        stage("context_vecs", context_vecs)
+
+    for sid, t in stages:
+        assert t.dtype == torch.float32, sid
+    return stages
+
+
+def bits_equal(a, b):
+    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int32), b.contiguous().view(torch.int32))
+
+
+# ---------------------------------------------------------------------------------------
+# JSON writing
+# ---------------------------------------------------------------------------------------
+def num(x):
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x  # json writes repr(float), which round-trips
+
+
+def flat(t):
+    t = t.detach().contiguous().to(torch.float32)
+    return [num(v) for v in t.reshape(-1).tolist()]
+
+
+def dumps(obj):
+    return json.dumps(obj, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_case(name, config, stages):
+    lines = [
+        "{",
+        f'"name":{dumps(name)},',
+        f'"torch":{dumps(torch.__version__)},',
+        f'"config":{dumps(config)},',
+        '"stages":[',
+    ]
+    for i, (sid, t) in enumerate(stages):
+        st = {"id": sid, "shape": list(t.shape), "data": flat(t)}
+        lines.append(dumps(st) + ("," if i + 1 < len(stages) else ""))
+    lines += ["]", "}"]
+    text = "\n".join(lines) + "\n"
+    json.loads(text)  # well-formed
+    with open(os.path.join(CASES_DIR, name + ".json"), "w", encoding="utf-8") as f:
+        f.write(text)
+    return len(text.encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------------------
+# The configurations
+# ---------------------------------------------------------------------------------------
+def book_inputs_changed():
+    x = [list(r) for r in BOOK_INPUTS]
+    x[2][1] = 0.86  # "starts": 0.85 -> 0.86
+    return x
+
+
+CASES = [
+    # --- the book
+    ("book_default", {}),
+    ("book_no_scale", {"scale": False}),
+    ("book_qkv_bias", {"qkv_bias": True}),
+    ("book_qkv_bias_no_scale", {"qkv_bias": True, "scale": False}),
+    ("book_eval", {"train": False}),
+    ("book_eval_all_dropouts_0_9", {"train": False, "dropout": 0.9, "class_dropout": 0.9}),
+    ("book_context_length_10", {"context_length": 10}),
+    ("book_custom_tokens", {"tokens": ["The", "cat", "sat", "on", "the", "mat"]}),
+    # --- dropout p (demo) and class_dropout p
+    ("dropout_0", {"dropout": 0}),
+    ("dropout_0_1", {"dropout": 0.1}),
+    ("dropout_0_9", {"dropout": 0.9}),
+    ("dropout_1", {"dropout": 1}),
+    ("class_dropout_0_1", {"class_dropout": 0.1}),
+    ("class_dropout_0_5", {"class_dropout": 0.5}),
+    ("class_dropout_0_9_dropout_0_1", {"class_dropout": 0.9, "dropout": 0.1}),
+    ("class_dropout_1_dropout_0", {"class_dropout": 1, "dropout": 0}),
+    # p where float32(1/float32(1-p)) != float32(1/(1-p)): the scale is the float reciprocal
+    ("dropout_0_025_class_dropout_0_021", {"dropout": 0.025, "class_dropout": 0.021}),
+    # --- seeds (mod 2^32; negatives as 64-bit two's complement)
+    ("seeds_all_0", {"seed_weights": 0, "seed_dropout": 0, "seed_class": 0}),
+    ("seeds_all_2p32_wrap_to_0", {"seed_weights": 2**32, "seed_dropout": 2**32, "seed_class": 2**32}),
+    ("seed_weights_1_seed_dropout_1", {"seed_weights": 1, "seed_dropout": 1}),
+    ("seed_weights_2p32m1_seed_class_1", {"seed_weights": 2**32 - 1, "seed_class": 1, "class_dropout": 0.5}),
+    ("seed_2p63m1", {"seed_weights": 2**63 - 1, "seed_dropout": 2**63 - 1, "class_dropout": 0.5}),
+    ("seed_2p64m1", {"seed_dropout": 2**64 - 1, "seed_class": 2**64 - 1, "class_dropout": 0.1}),
+    ("seeds_all_minus_1", {"seed_weights": -1, "seed_dropout": -1, "seed_class": -1, "class_dropout": 0.5}),
+    ("seed_min_int64_and_negative", {"seed_weights": -(2**63), "seed_dropout": -123456789, "seed_class": -2**40 - 5,
+                                     "class_dropout": 0.9}),
+    ("seeds_large", {"seed_weights": 123456789012345, "seed_dropout": 987654321,
+                     "seed_class": 18446744073709551557, "class_dropout": 0.5, "dropout": 0.1}),
+    # --- d_out
+    ("d_out_1", {"d_out": 1}),
+    ("d_out_8_qkv_bias", {"d_out": 8, "qkv_bias": True, "class_dropout": 0.1}),
+    # --- randn inputs: numel < 16 (per-element Box-Muller) ...
+    ("randn_1x1_d_out_1", {"inputs": {"randn": [1, 1], "seed": 0}, "d_out": 1}),
+    ("randn_2x3_d_out_4", {"inputs": {"randn": [2, 3], "seed": 7}, "d_out": 4, "class_dropout": 0.5}),
+    ("randn_3x5_qkv_bias_d_out_5", {"inputs": {"randn": [3, 5], "seed": 42}, "d_out": 5, "qkv_bias": True}),
+    ("randn_9x1_d_out_3", {"inputs": {"randn": [9, 1], "seed": 2**32 - 1}, "d_out": 3, "dropout": 0.9}),
+    # ... exactly 16 ...
+    ("randn_4x4_d_out_3", {"inputs": {"randn": [4, 4], "seed": 1}, "d_out": 3}),
+    ("randn_2x8_no_scale_d_out_6", {"inputs": {"randn": [2, 8], "seed": 2}, "d_out": 6, "scale": False}),
+    # ... more than 16: blocks of 16 plus a re-drawn last block when n % 16 != 0
+    ("randn_6x3_seed_123", {"inputs": {"randn": [6, 3]}}),
+    ("randn_3x6_qkv_bias_seed_minus_1", {"inputs": {"randn": [3, 6], "seed": -1}, "qkv_bias": True}),
+    ("randn_5x7_d_out_7", {"inputs": {"randn": [5, 7], "seed": 2024}, "d_out": 7, "class_dropout": 0.1}),
+    ("randn_7x2_T7_d_out_5", {"inputs": {"randn": [7, 2], "seed": 31337}, "d_out": 5, "seed_dropout": 2**32 - 1}),
+    ("randn_8x3_T8", {"inputs": {"randn": [8, 3], "seed": 8}, "class_dropout": 0.5, "seed_class": 0}),
+    ("randn_12x4_T12_dropout_1_class_0_9", {"inputs": {"randn": [12, 4], "seed": 1000}, "d_out": 3, "dropout": 1,
+                                            "class_dropout": 0.9}),
+    ("randn_16x3_T16_eval", {"inputs": {"randn": [16, 3], "seed": 5}, "train": False, "d_out": 4}),
+    ("randn_17x3_T17_no_scale", {"inputs": {"randn": [17, 3], "seed": 17}, "scale": False, "class_dropout": 0.5,
+                                 "dropout": 0.1}),
+    ("randn_24x1_T24_d_in_1", {"inputs": {"randn": [24, 1], "seed": 24}, "d_out": 1, "dropout": 0.1,
+                               "class_dropout": 0.1}),
+    ("randn_32x8_T32_context_40", {"inputs": {"randn": [32, 8], "seed": 99}, "d_out": 8, "context_length": 40,
+                                   "class_dropout": 0.1, "qkv_bias": True}),
+    # --- explicit inputs
+    ("book_inputs_one_value_changed", {"inputs": book_inputs_changed()}),
+    ("inputs_negative_4x3", {"inputs": [[-0.5, 0.25, -1.0], [1.5, -0.75, 0.0], [-2.0, -0.1, 0.3], [0.7, 0.7, -0.7]],
+                             "d_out": 3, "qkv_bias": True}),
+    ("inputs_1x1", {"inputs": [[0.5]]}),
+    ("inputs_1x8_T1", {"inputs": [[0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.7, -0.8]], "d_out": 5, "dropout": 0.9}),
+    ("inputs_2x2_integers", {"inputs": [[1, -2], [3, 4]]}),
+    # 1 + 2^-24 (written 1.0000000596046448) is a float32 tie: parse to double, then round to
+    # float32 (-> 1.0, as torch.tensor does); parsing the text straight to float (strtof) gives 1.0000001
+    ("inputs_float32_tie_double_rounding", {"inputs": [[1 + 2**-24, 0.5], [-(1 + 2**-24), 0.25], [0.1, 1 + 3 * 2**-24]],
+                                            "d_out": 3}),
+    ("inputs_large_underflow_nan", {"inputs": [[30.0, -40.0, 25.0], [-35.0, 45.0, 10.0], [20.0, 20.0, -50.0],
+                                               [-10.0, -30.0, 40.0]], "d_out": 4}),
+    ("inputs_overflow_inf", {"inputs": [[1e20, -1e20], [3e19, 1e19], [-2e20, 5e19]], "scale": False}),
+    ("inputs_tiny_denormal", {"inputs": [[1e-39, -3e-40], [2e-38, 1e-45], [0.0, -0.0]], "d_out": 3}),
+]
+
+
+# ---------------------------------------------------------------------------------------
+# rng.json
+# ---------------------------------------------------------------------------------------
+def kaiming_bound(fan_in):
+    # exactly as nn.init.kaiming_uniform_(w, a=math.sqrt(5)) computes it (a double)
+    gain = nn.init.calculate_gain("leaky_relu", math.sqrt(5))
+    return math.sqrt(3.0) * (gain / math.sqrt(fan_in))
+
+
+def rng_entries():
+    seeds = [0, 1, 123, 789, 2**32 - 1, -1]
+    entries = []
+
+    def add(seed, call, args, values):
+        entries.append({"seed": seed, "call": call, "args": args, "values": values})
+
+    uniform_args = [(6, -kaiming_bound(3), kaiming_bound(3)), (2, -1 / math.sqrt(3), 1 / math.sqrt(3)),
+                    (8, -kaiming_bound(1), kaiming_bound(1)), (16, -kaiming_bound(8), kaiming_bound(8)),
+                    (10, 0.0, 1.0), (10, -0.1, 0.7), (10, -3.3, 1.1)]
+    randn_ns = list(range(1, 21)) + [31, 32, 33, 100]
+    with torch.no_grad():
+        for s in seeds:
+            for n, a, b in uniform_args:
+                torch.manual_seed(s)
+                add(s, "uniform_", {"n": n, "from": a, "to": b}, flat(torch.empty(n).uniform_(a, b)))
+            for n in randn_ns:
+                torch.manual_seed(s)
+                add(s, "randn", {"n": n}, flat(torch.randn(n)))
+            for p in (0.5, 0.1, 0.9):
+                torch.manual_seed(s)
+                add(s, "bernoulli_", {"n": 36, "p": p}, flat(torch.empty(36).bernoulli_(p)))
+            torch.manual_seed(s)
+            first = torch.randn(3)
+            second = torch.randn(3)
+            add(s, "randn_twice", {"n": 3}, flat(first) + flat(second))
+            for fi, fo, bias in ((3, 2, True), (1, 1, True), (8, 4, True), (5, 3, False)):
+                torch.manual_seed(s)
+                lin = nn.Linear(fi, fo, bias=bias)
+                vals = flat(lin.weight) + (flat(lin.bias) if bias else [])
+                add(s, "linear", {"in": fi, "out": fo, "bias": bias}, vals)
+    return entries
+
+
+def write_rng():
+    entries = rng_entries()
+    lines = ["{", f'"torch":{dumps(torch.__version__)},', f'"cpu_capability":{dumps(cpu_capability())},',
+             '"entries":[']
+    lines += [dumps(e) + ("," if i + 1 < len(entries) else "") for i, e in enumerate(entries)]
+    lines += ["]", "}"]
+    text = "\n".join(lines) + "\n"
+    json.loads(text)
+    with open(RNG_PATH, "w", encoding="utf-8") as f:
+        f.write(text)
+    return len(entries), len(text.encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------------------
+# Checks against the seed documents (4-decimal prints of the book's numbers)
+# ---------------------------------------------------------------------------------------
+def cpu_capability():
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def check_book(stages):
+    d = {sid: t for sid, t in stages}
+
+    def near(t, expected, what):
+        e = torch.tensor(expected, dtype=torch.float32)
+        assert t.shape == e.shape and torch.all((t - e).abs() <= 0.00005 + 1e-7), (what, t, e)
+
+    near(d["context_vec"], [[-0.0739, 0.0713], [-0.0748, 0.0703], [-0.0749, 0.0702],
+                            [-0.0760, 0.0685], [-0.0763, 0.0679], [-0.0754, 0.0693]], "context_vec")
+    near(d["attn_weights"][0], [0.1921, 0.1646, 0.1652, 0.1550, 0.1721, 0.1510], "attn_weights[0]")
+    near(d["row_sums"].reshape(-1), [0.1921, 0.3700, 0.5357, 0.6775, 0.8415, 1.0000], "row_sums")
+    near(d["masked"][5], [0.3408, 0.1270, 0.1290, 0.0198, 0.1290, 0.0078], "masked[5]")
+    assert round(d["masked"][0, 0].item(), 4) == 0.2899 and torch.isinf(d["masked"][0, 1:]).all()
+    near(d["attn_weights_causal"][4], [0.2175, 0.1983, 0.1984, 0.1888, 0.1971, 0.0], "attn_weights_causal[4]")
+    # seed 002: the default (non-MKL) Bernoulli path
+    near(d["dropout_example"], [[2, 2, 0, 2, 2, 0], [0, 0, 0, 2, 0, 2], [2, 2, 2, 2, 0, 2],
+                                [0, 2, 2, 0, 0, 2], [0, 2, 0, 2, 0, 2], [0, 2, 2, 2, 2, 0]], "dropout_example")
+    near(d["attn_weights_dropped"], [[2.0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0.7599, 0.6194, 0.6206, 0, 0, 0],
+                                     [0, 0.4921, 0.4925, 0, 0, 0], [0, 0.3966, 0, 0.3775, 0, 0],
+                                     [0, 0.3327, 0.3331, 0.3084, 0.3331, 0]], "attn_weights_dropped")
+    cv = [[-0.4519, 0.2216], [-0.5874, 0.0058], [-0.6300, -0.0632],
+          [-0.5675, -0.0843], [-0.5526, -0.0981], [-0.5299, -0.1081]]
+    near(d["context_vecs"], [cv, cv], "context_vecs")
+
+
+def main():
+    torch.set_num_threads(1)
+    cap = cpu_capability()
+    if cap != CPU_CAPABILITY.upper():
+        sys.exit(f"PyTorch dispatches to {cap}, not {CPU_CAPABILITY.upper()}: the goldens would differ")
+    if torch.backends.mkl.is_available():
+        sys.exit("this PyTorch has MKL: its dropout draws are not the default path the goldens record")
+    names = [n for n, _ in CASES]
+    assert len(names) == len(set(names))
+    for name, config in CASES:  # configs hold only non-default keys
+        for k, v in config.items():
+            assert v != DEFAULTS[k] and not (k == "inputs" and isinstance(v, dict) and v.get("seed") == RANDN_DEFAULT_SEED), (name, k)
+
+    os.makedirs(CASES_DIR, exist_ok=True)
+    for fn in os.listdir(CASES_DIR):
+        if fn.endswith(".json") and fn[:-5] not in names:
+            os.remove(os.path.join(CASES_DIR, fn))
+
+    results = {}
+    total = 0
+    for name, config in CASES:
+        stages = run(config)
+        again = run(json.loads(json.dumps(config)))  # deterministic, and the same from parsed JSON
+        assert all(a[0] == b[0] and bits_equal(a[1], b[1]) for a, b in zip(stages, again)), name
+        results[name] = stages
+        total += write_case(name, config, stages)
+        print(f"{name}: {len(stages)} stages")
+
+    check_book(results["book_default"])
+    # 2^32 wraps to 0: same numbers.
+    for (s1, t1), (s2, t2) in zip(results["seeds_all_0"], results["seeds_all_2p32_wrap_to_0"]):
+        assert s1 == s2 and bits_equal(t1, t2), s1
+    # seed 004: torch.manual_seed(123); torch.randn(6, 3)
+    torch.manual_seed(123)
+    assert bits_equal(results["randn_6x3_seed_123"][0][1], torch.randn(6, 3))
+
+    n, size = write_rng()
+    print(f"{len(CASES)} cases, {total} bytes in {os.path.relpath(CASES_DIR)}; "
+          f"rng.json: {n} entries, {size} bytes; torch {torch.__version__}, {cap}")
+
+
+if __name__ == "__main__":
+    main()

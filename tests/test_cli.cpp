@@ -1,0 +1,156 @@
+// The causal-attention binary: formats, stage selection and the error contract
+// (one line on stderr, exit code 2, nothing on stdout).
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <sstream>
+#include <cstdio>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs the CLI with `args` (shell words) and `input` on stdin.
+Result cli(const std::string& args, const std::string& input = "") {
+  // Unique names: ctest runs test cases in parallel processes.
+  static int calls = 0;
+  const std::string base = "/tmp/ca_cli_" + std::to_string(getpid()) + "_" + std::to_string(calls++);
+  const std::string in = base + ".in", out = base + ".out", err = base + ".err";
+  std::ofstream(in) << input;
+  const std::string cmd = std::string(CA_CLI) + " " + args + " <" + in + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  Result r{WEXITSTATUS(status), slurp(out), slurp(err)};
+  for (const std::string& f : {in, out, err}) std::remove(f.c_str());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("no arguments print the book's tables like the notebook", "[cli]") {
+  const Result r = cli("");
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("# masked: Scores masked with -inf, torch.Size([6, 6])\n"
+                   ">>> masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n"
+                   "tensor([[0.2899,   -inf,   -inf,   -inf,   -inf,   -inf],\n") != std::string::npos);
+  CHECK(r.out.find("tensor([[[-0.4519,  0.2216],\n         [-0.5874,  0.0058],") != std::string::npos);
+  CHECK(r.out.find("tensor([[2., 2., 0., 2., 2., 0.],") != std::string::npos);
+  // Every stage of the walkthrough, in order.
+  std::size_t pos = 0;
+  for (const std::string& id : ca::all_stage_ids()) {
+    if (ca::is_bias_stage(id)) continue;
+    const std::size_t at = r.out.find("# " + id + ":", pos);
+    INFO(id);
+    REQUIRE(at != std::string::npos);
+    pos = at;
+  }
+}
+
+TEST_CASE("json output: resolved config and every stage, floats round-trip exactly", "[cli]") {
+  const Result r = cli("--format json --qkv-bias --dropout 0.1 --seed-weights -1");
+  REQUIRE(r.code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc["config"]["seed_weights"] == 18446744073709551615ull);
+  CHECK(doc["config"]["dropout"] == 0.1);
+  CHECK(doc["config"]["qkv_bias"] == true);
+  CHECK(doc["config"]["context_length"] == 6);
+  CHECK(doc["config"]["tokens"][0] == "Your");
+  const ca::Walkthrough w = test::run(R"({"qkv_bias": true, "dropout": 0.1, "seed_weights": -1})");
+  REQUIRE(doc["stages"].size() == w.stages.size());
+  for (std::size_t k = 0; k < w.stages.size(); ++k) {
+    const nlohmann::json& s = doc["stages"][k];
+    CHECK(s["id"] == w.stages[k].id);
+    CHECK(s["title"] == w.stages[k].title);
+    CHECK(s["code"] == w.stages[k].code);
+    CHECK(s["shape"].get<std::vector<int>>() == w.stages[k].tensor.shape);
+    for (std::size_t i = 0; i < w.stages[k].tensor.numel(); ++i) {
+      CHECK(test::same_bits(test::golden_value(s["data"][i]), w.stages[k].tensor.data[i]));
+    }
+  }
+  CHECK(r.out.find("\"-inf\"") != std::string::npos);
+}
+
+TEST_CASE("stage selection keeps the order asked for", "[cli]") {
+  const Result r = cli("--format json --stage masked --stage inputs --stage masked");
+  REQUIRE(r.code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["stages"].size() == 2);
+  CHECK(doc["stages"][0]["id"] == "masked");
+  CHECK(doc["stages"][1]["id"] == "inputs");
+}
+
+TEST_CASE("csv and markdown output", "[cli]") {
+  const Result csv = cli("--format csv --stage row_sums --stage context_vecs");
+  REQUIRE(csv.code == 0);
+  CHECK(csv.out.rfind("stage,batch,row,col,value\nrow_sums,,0,0,0.19212602\n", 0) == 0);
+  CHECK(csv.out.find("context_vecs,1,5,1,") != std::string::npos);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 + 24);
+  const Result md = cli("--format markdown --stage masked");
+  REQUIRE(md.code == 0);
+  CHECK(md.out.find("|   | Your | journey | starts | with | one | step |") != std::string::npos);
+  CHECK(md.out.find("| **Your** | 0.2899 | −∞ | −∞ | −∞ | −∞ | −∞ |") != std::string::npos);
+}
+
+TEST_CASE("config from stdin, flags override it, mkl path", "[cli]") {
+  const Result r = cli("--config - --rng mkl --stage dropout_example --eval", R"({"train": true, "dropout": 0.5})");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("tensor([[1., 1., 1., 1., 1., 1.],") != std::string::npos);  // --eval wins
+  const Result mkl = cli("--rng mkl --stage dropout_example");
+  CHECK(mkl.out.find("tensor([[2., 2., 2., 2., 2., 2.],\n        [0., 2., 0., 0., 0., 0.],") != std::string::npos);
+}
+
+TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on stdout", "[cli]") {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--d-out 0", "\"d_out\" must be an integer between 1 and 1024 (got 0)"},
+      {"--dropout 1.5", "\"dropout\" must be between 0 and 1 (got 1.5)"},
+      {"--dropout abc", "--dropout expects a number (got \"abc\")"},
+      {"--class-dropout -1", "\"class_dropout\" must be between 0 and 1 (got -1)"},
+      {"--seed-class 1.5", "\"seed_class\" must be an integer"},
+      {"--rng intel", "\"rng\" must be \"default\" or \"mkl\""},
+      {"--stage nope", "unknown stage \"nope\""},
+      {"--stage b_query", "stage \"b_query\" exists only with qkv_bias"},
+      {"--format yaml", "--format"},
+      {"--bogus", "--bogus"},
+      {"--config /nonexistent.json", "cannot read config file \"/nonexistent.json\""},
+      {"--context-length 4", "6 tokens exceed CausalAttention's context_length 4"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const Result r = cli(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("causal-attention: ", 0) == 0);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const std::pair<std::string, std::string> configs[] = {
+      {R"({"inputs": [[1, 2], [3]]})", "ragged"},
+      {R"({"inputs": []})", "\"inputs\" is empty"},
+      {R"({"inputs": [["a"]]})", "must be a finite number"},
+      {R"({"inputs": [[1e400]]})", "is not a finite float32 number"},
+      {R"({"inputs": {"randn": [100000, 3]}})", "between 1 and 1024"},
+      {R"({"wat": 1})", "unknown configuration key \"wat\""},
+      {"not json", "invalid JSON at offset 0"},
+  };
+  for (const auto& [json, message] : configs) {
+    INFO(json);
+    const Result r = cli("--config -", json);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}

@@ -1,0 +1,160 @@
+// Configuration JSON: defaults, every key, round trips and the error messages.
+#include "json.hpp"
+#include "support.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+std::string error_of(const std::string& json, const std::string& overrides = "{}") {
+  return ca::parse_config(json, overrides).error;
+}
+
+}  // namespace
+
+TEST_CASE("an empty configuration is the book's", "[config]") {
+  const ca::ParsedConfig p = ca::parse_config("{}");
+  REQUIRE(p.error.empty());
+  const ca::Config c = ca::resolve(p.config);
+  CHECK(c.inputs.shape == std::vector<int>{6, 3});
+  CHECK(c.tokens == std::vector<std::string>{"Your", "journey", "starts", "with", "one", "step"});
+  CHECK(c.d_out == 2);
+  CHECK(c.seed_weights == 789);
+  CHECK(c.seed_dropout == 123);
+  CHECK(c.seed_class == 123);
+  CHECK(c.dropout == 0.5);
+  CHECK(c.class_dropout == 0.0);
+  CHECK(c.context_length == 6);
+  CHECK(c.rng == ca::DropoutRng::Default);
+  CHECK(c.train);
+  CHECK(c.scale);
+  CHECK_FALSE(c.qkv_bias);
+}
+
+TEST_CASE("every key is read", "[config]") {
+  const ca::ParsedConfig p = ca::parse_config(R"({
+    "inputs": [[1, 2], [3, 4], [5, 6]], "tokens": ["a", "b\u00e9", "c\"d"], "d_out": 4,
+    "qkv_bias": true, "scale": false, "seed_weights": -1, "seed_dropout": 18446744073709551615,
+    "dropout": 0.25, "seed_class": 4294967296, "class_dropout": 0.1, "context_length": 9,
+    "rng": "mkl", "train": false})");
+  REQUIRE(p.error.empty());
+  const ca::Config& c = p.config;
+  CHECK(c.inputs.data == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(c.tokens == std::vector<std::string>{"a", "b\xc3\xa9", "c\"d"});
+  CHECK(c.d_out == 4);
+  CHECK(c.qkv_bias);
+  CHECK_FALSE(c.scale);
+  CHECK(c.seed_weights == 18446744073709551615ull);
+  CHECK(c.seed_dropout == 18446744073709551615ull);
+  CHECK(c.dropout == 0.25);
+  CHECK(c.seed_class == 4294967296ull);
+  CHECK(c.class_dropout == 0.1);
+  CHECK(c.context_length == 9);
+  CHECK(c.rng == ca::DropoutRng::Mkl);
+  CHECK_FALSE(c.train);
+  // The resolved JSON reads back to itself.
+  const std::string once = ca::config_to_json(ca::resolve(c));
+  const ca::ParsedConfig again = ca::parse_config(once);
+  REQUIRE(again.error.empty());
+  CHECK(ca::config_to_json(ca::resolve(again.config)) == once);
+}
+
+TEST_CASE("randn inputs", "[config]") {
+  const ca::ParsedConfig p = ca::parse_config(R"({"inputs": {"randn": [5, 7], "seed": 42}})");
+  REQUIRE(p.error.empty());
+  REQUIRE(p.config.randn);
+  CHECK(p.config.num_tokens() == 5);
+  CHECK(p.config.d_in() == 7);
+  CHECK(p.config.randn->seed == 42);
+  CHECK(ca::parse_config(R"({"inputs": {"randn": [2, 2]}})").config.randn->seed == 123);
+  const ca::Walkthrough w = test::run(R"({"inputs": {"randn": [5, 7], "seed": 42}})");
+  CHECK(test::stage(w, "inputs").shape == std::vector<int>{5, 7});
+  CHECK(w.config.tokens.size() == 5);
+}
+
+TEST_CASE("overrides replace keys of the configuration", "[config]") {
+  const ca::ParsedConfig p = ca::parse_config(R"({"d_out": 3, "dropout": 0.1})", R"({"d_out": 5})");
+  REQUIRE(p.error.empty());
+  CHECK(p.config.d_out == 5);
+  CHECK(p.config.dropout == 0.1);
+  // A bad key in the file is still reported when the override does not replace it.
+  CHECK(error_of(R"({"d_out": 0})", R"({"dropout": 0.2})") ==
+        "\"d_out\" must be an integer between 1 and 1024 (got 0)");
+  CHECK(error_of(R"({"d_out": 0})", R"({"d_out": 2})").empty());
+}
+
+TEST_CASE("bad configurations are refused with one clear message", "[config]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"foo": 1})", "unknown configuration key \"foo\""},
+      {R"({"inputs": []})", "\"inputs\" is empty"},
+      {R"({"inputs": [[]]})", "\"inputs\"[0] is empty"},
+      {R"({"inputs": [[1, 2], [3]]})", "\"inputs\" is ragged: row 1 has length 1, row 0 has length 2"},
+      {R"({"inputs": [[1, "x"]]})", "\"inputs\"[0][1] must be a finite number (got \"x\")"},
+      {R"({"inputs": [[1, "nan"]]})", "\"inputs\"[0][1] must be a finite number (got \"nan\")"},
+      {R"({"inputs": [[1e39]]})", "\"inputs\"[0][0] is not a finite float32 number (got 1e39)"},
+      {R"({"inputs": [[null]]})", "\"inputs\"[0][0] must be a finite number (got null)"},
+      {R"({"inputs": 3})", "\"inputs\" must be an array of rows or {\"randn\": [T, D]} (got a number)"},
+      {R"({"inputs": {"randn": [0, 3]}})", "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 0)"},
+      {R"({"inputs": {"randn": [2000, 3]}})", "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 2000)"},
+      {R"({"inputs": {"seed": 1}})", "\"inputs\": an object needs \"randn\": [tokens, d_in]"},
+      {R"({"inputs": {"randn": [2, 2], "x": 1}})", "\"inputs\": unknown key \"x\" (expected \"randn\" and \"seed\")"},
+      {R"({"tokens": ["a"]})", "\"tokens\" has length 1 but \"inputs\" has 6 rows"},
+      {R"({"tokens": [1, 2, 3, 4, 5, 6]})", "\"tokens\" must contain only strings (got a number)"},
+      {R"({"d_out": 0})", "\"d_out\" must be an integer between 1 and 1024 (got 0)"},
+      {R"({"d_out": 2.5})", "\"d_out\" must be an integer between 1 and 1024 (got 2.5)"},
+      {R"({"d_out": "2"})", "\"d_out\" must be an integer between 1 and 1024 (got a string)"},
+      {R"({"d_out": 100000})", "\"d_out\" must be an integer between 1 and 1024 (got 100000)"},
+      {R"({"dropout": 1.5})", "\"dropout\" must be between 0 and 1 (got 1.5)"},
+      {R"({"dropout": -0.1})", "\"dropout\" must be between 0 and 1 (got -0.1)"},
+      {R"({"class_dropout": 2})", "\"class_dropout\" must be between 0 and 1 (got 2)"},
+      {R"({"seed_weights": 1.5})", "\"seed_weights\" must be an integer between -2^63 and 2^64-1 (got 1.5)"},
+      {R"({"seed_class": 18446744073709551616})", "\"seed_class\" must be an integer between -2^63 and 2^64-1 (got 18446744073709551616)"},
+      {R"({"seed_dropout": -9223372036854775809})", "\"seed_dropout\" must be an integer between -2^63 and 2^64-1 (got -9223372036854775809)"},
+      {R"({"context_length": 3})", "6 tokens exceed CausalAttention's context_length 3"},
+      {R"({"context_length": 0})", "\"context_length\" must be an integer between 1 and 1024 (got 0)"},
+      {R"({"rng": "intel"})", "\"rng\" must be \"default\" or \"mkl\""},
+      {R"({"train": 1})", "\"train\" must be true or false (got a number)"},
+      {R"([1, 2])", "the configuration must be a JSON object (got an array)"},
+      {R"({"d_out": 2,})", "invalid JSON at offset 12: expected a string key"},
+      {R"({"d_out": 2, "d_out": 3})", "invalid JSON at offset 20: duplicate key \"d_out\""},
+      {"", "invalid JSON at offset 0: unexpected end of input"},
+      {R"({"tokens": ["a)", "invalid JSON at offset 14: unterminated string"},
+  };
+  for (const auto& [json, message] : cases) {
+    INFO(json);
+    const std::string e = error_of(json);
+    CHECK(e.rfind(message, 0) == 0);
+  }
+}
+
+TEST_CASE("absurd sizes and nesting are refused, not attempted", "[config]") {
+  std::string deep(100000, '[');
+  CHECK(error_of(deep).find("nested too deeply") != std::string::npos);
+  std::string rows = R"({"inputs": [)";
+  for (int i = 0; i < 1025; ++i) rows += i ? ",[1]" : "[1]";
+  CHECK(error_of(rows + "]}") == "\"inputs\" has 1025 tokens; at most 1024 are supported");
+  const std::string long_label(101, 'a');
+  CHECK(error_of(R"({"inputs": [[1]], "tokens": [")" + long_label + R"("]})") ==
+        "\"tokens\": a label is longer than 100 bytes");
+}
+
+TEST_CASE("json numbers print the shortest text that reads back exactly", "[config][json]") {
+  CHECK(ca::json::number(0.43f) == "0.43");
+  CHECK(ca::json::number(1.0f) == "1");
+  CHECK(ca::json::number(-0.0f) == "-0");
+  CHECK(ca::json::number(1.0000001f) == "1.0000001");
+  CHECK(ca::json::number(-std::numeric_limits<float>::infinity()) == "\"-inf\"");
+  CHECK(ca::json::number(std::numeric_limits<float>::quiet_NaN()) == "\"nan\"");
+  CHECK(ca::json::number(0.1) == "0.1");
+  for (float v : {1e-45f, 3.4028235e38f, 0.1f, 1.0f / 3.0f, 16777217.0f}) {
+    CHECK(std::strtof(ca::json::number(v).c_str(), nullptr) == v);
+  }
+  CHECK(ca::json::quote("a\"b\\c\n\x01") == R"("a\"b\\c\n\u0001")");
+}
+
+TEST_CASE("inputs round like torch.tensor: to double, then to float32", "[config]") {
+  // 1 + 2^-24 + 2^-60 rounds to 1 via double (torch), to 1.0000001 directly (strtof).
+  const ca::ParsedConfig p = ca::parse_config(R"({"inputs": [[1.00000005960464477539062500000000000000000001]]})");
+  REQUIRE(p.error.empty());
+  CHECK(p.config.inputs.data[0] == 1.0f);
+}

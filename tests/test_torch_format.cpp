@@ -1,0 +1,31 @@
+// The CLI's torch format against print(t) of PyTorch itself (tests/golden/torch_format.json).
+#include "support.hpp"
+#include "torch_format.hpp"
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("torch_str prints exactly like PyTorch", "[format]") {
+  const nlohmann::json cases = test::load_json("tests/golden/torch_format.json");
+  REQUIRE(cases.size() >= 15);
+  for (const nlohmann::json& c : cases) {
+    ca::Tensor t(c["shape"].get<std::vector<int>>());
+    for (std::size_t i = 0; i < t.numel(); ++i) t.data[i] = test::golden_value(c["data"][i]);
+    INFO(c["name"].get<std::string>());
+    CHECK(ca::torch_str(t) == c["str"].get<std::string>());
+  }
+}
+
+TEST_CASE("the book's masked scores print as in the notebook", "[format][book]") {
+  const ca::Walkthrough w = test::run("{}");
+  // 003_77b7cc02ab8962ce.txt, print(attn_weights) of the efficient way (grad_fn left out).
+  CHECK(ca::torch_str(test::stage(w, "attn_weights_causal")) ==
+        "tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],\n"
+        "        [0.5517, 0.4483, 0.0000, 0.0000, 0.0000, 0.0000],\n"
+        "        [0.3800, 0.3097, 0.3103, 0.0000, 0.0000, 0.0000],\n"
+        "        [0.2758, 0.2460, 0.2462, 0.2319, 0.0000, 0.0000],\n"
+        "        [0.2175, 0.1983, 0.1984, 0.1888, 0.1971, 0.0000],\n"
+        "        [0.1935, 0.1663, 0.1666, 0.1542, 0.1666, 0.1529]])");
+  CHECK(ca::torch_str(test::stage(w, "row_sums")) ==
+        "tensor([[0.1921],\n        [0.3700],\n        [0.5357],\n        [0.6775],\n"
+        "        [0.8415],\n        [1.0000]])");
+}

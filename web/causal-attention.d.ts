@@ -1,0 +1,78 @@
+// The JS API of causal-attention.js: the book's §3.5 walkthrough computed by the C++ core
+// in WebAssembly. In a browser the script defines the global `CausalAttention`; in Node,
+// `require('./causal-attention.js')` returns the same object.
+
+/** Which PyTorch CPU implementation draws dropout's Bernoulli mask. */
+export type DropoutRng = 'default' | 'mkl';
+
+/** `{randn: [T, D], seed: S}` means `torch.manual_seed(S); torch.randn(T, D)`. */
+export interface RandnInputs {
+  randn: [number, number];
+  seed?: number;
+}
+
+/** Every key is optional; the defaults are the book's (see docs/walkthrough.md). */
+export interface Config {
+  /** T×d_in embeddings (default: the book's 6×3), or random ones. */
+  inputs?: number[][] | RandnInputs;
+  /** T row labels (default: "Your journey starts with one step", then x7, x8, ...). */
+  tokens?: string[];
+  /** Width of queries, keys and values (default 2). */
+  d_out?: number;
+  /** nn.Linear(..., bias=qkv_bias) (default false). */
+  qkv_bias?: boolean;
+  /** Divide scores by sqrt(d_k) before softmax (default true). */
+  scale?: boolean;
+  /** torch.manual_seed before SelfAttention_v2 (default 789). */
+  seed_weights?: number;
+  /** torch.manual_seed before each dropout stage (default 123). */
+  seed_dropout?: number;
+  /** Dropout probability of the dropout demo, in [0, 1] (default 0.5). */
+  dropout?: number;
+  /** torch.manual_seed before CausalAttention (default 123). */
+  seed_class?: number;
+  /** CausalAttention's own dropout, in [0, 1] (default 0). */
+  class_dropout?: number;
+  /** CausalAttention's mask buffer size, >= T (default T). */
+  context_length?: number;
+  /** Dropout's generator path (default 'default', the book's). */
+  rng?: DropoutRng;
+  /** Training mode; false = .eval(), dropout is the identity (default true). */
+  train?: boolean;
+}
+
+/** A Config with every key present, as the core resolved it. */
+export type ResolvedConfig = Required<Config>;
+
+/** One named tensor of the walkthrough. */
+export interface Stage {
+  /** The stage id, the same in the CLI, the JSON and the page, e.g. 'attn_weights_causal'. */
+  id: string;
+  /** A short human title. */
+  title: string;
+  /** The PyTorch line that computes it, with this configuration's values. */
+  code: string;
+  /** PyTorch's shape, e.g. [6, 6] or [2, 6, 2]. */
+  shape: number[];
+  /** Row-major float32 values: a copy, owned by JS. */
+  data: Float32Array;
+}
+
+export interface Walkthrough {
+  config: ResolvedConfig;
+  stages: Stage[];
+}
+
+export interface Api {
+  /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config. */
+  run(config?: Config): Walkthrough;
+  /** Every stage id in walkthrough order, bias stages included. */
+  readonly stageIds: readonly string[];
+  /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */
+  heapInUse(): number;
+  /** Size of the WebAssembly memory in bytes. */
+  memoryBytes(): number;
+}
+
+/** Loads the module once; every call returns the same promise. */
+export function load(): Promise<Api>;
