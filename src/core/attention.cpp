@@ -42,9 +42,33 @@ void masked_fill(MatrixMap scores, const MatrixIn& mask) {
 }
 
 Tensor causal_mask(int n) {
-  Tensor mask({n, n}, 1.0f);
-  mask.matrix().triangularView<Eigen::Lower>().setZero();
+  Tensor mask({n, n});
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) mask.at(i, j) = 1.0f;
   return mask;
+}
+
+Tensor lower_triangle(int n) {
+  Tensor tril({n, n});
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) tril.at(i, j) = 1.0f;
+  return tril;
+}
+
+void multiply(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
+  out = a.cwiseProduct(b);
+}
+
+void row_sums(MatrixMap sums, const MatrixIn& a) {
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    float sum = 0.0f;
+    for (Eigen::Index j = 0; j < a.cols(); ++j) sum += a(i, j);
+    sums(i, 0) = sum;
+  }
+}
+
+void divide_rows(MatrixMap out, const MatrixIn& a, const MatrixIn& sums) {
+  for (Eigen::Index i = 0; i < a.rows(); ++i) out.row(i) = a.row(i) / sums(i, 0);
 }
 
 void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {

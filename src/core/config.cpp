@@ -1,16 +1,11 @@
 #include "config.hpp"
 
+#include "text.hpp"
+
 #include <cmath>
-#include <cstdio>
 
 namespace ca {
 namespace {
-
-std::string str(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 bool is_probability(double p) { return p >= 0.0 && p <= 1.0; }  // false for NaN
 
@@ -28,7 +23,7 @@ Tensor Config::book_inputs() {
 std::vector<std::string> default_tokens(int n) {
   static const char* const kBook[] = {"Your", "journey", "starts", "with", "one", "step"};
   std::vector<std::string> tokens;
-  for (int i = 0; i < n; ++i) tokens.push_back(i < 6 ? kBook[i] : "x" + std::to_string(i + 1));
+  for (int i = 0; i < n; ++i) tokens.push_back(i < 6 ? kBook[i] : "x" + decimal(i + 1));
   return tokens;
 }
 
@@ -40,45 +35,38 @@ std::string validate(const Config& c) {
     if (c.inputs.dim() != 2 || c.inputs.numel() == 0) return "\"inputs\" is empty";
     for (std::size_t i = 0; i < c.inputs.numel(); ++i) {
       if (!std::isfinite(c.inputs.data[i])) {
-        return "\"inputs\"[" + std::to_string(i / d_in) + "][" + std::to_string(i % d_in) +
-               "] is not a finite float32 number";
+        return cat({"\"inputs\"[", decimal(i / d_in), "][", decimal(i % d_in), "] is not a finite float32 number"});
       }
     }
   }
   if (T > kMaxTokens) {
-    return "\"inputs\" has " + std::to_string(T) + " tokens; at most " +
-           std::to_string(kMaxTokens) + " are supported";
+    return cat({"\"inputs\" has ", decimal(T), " tokens; at most ", decimal(kMaxTokens), " are supported"});
   }
   if (d_in > kMaxDim) {
-    return "\"inputs\" rows have " + std::to_string(d_in) + " values; at most " +
-           std::to_string(kMaxDim) + " are supported";
+    return cat({"\"inputs\" rows have ", decimal(d_in), " values; at most ", decimal(kMaxDim), " are supported"});
   }
   if (!c.tokens.empty() && static_cast<int>(c.tokens.size()) != T) {
-    return "\"tokens\" has length " + std::to_string(c.tokens.size()) + " but \"inputs\" has " +
-           std::to_string(T) + " rows";
+    return cat({"\"tokens\" has length ", decimal(c.tokens.size()), " but \"inputs\" has ", decimal(T), " rows"});
   }
   for (const std::string& t : c.tokens) {
     if (t.size() > kMaxTokenLength) {
-      return "\"tokens\": a label is longer than " + std::to_string(kMaxTokenLength) + " bytes";
+      return cat({"\"tokens\": a label is longer than ", decimal(kMaxTokenLength), " bytes"});
     }
   }
   if (c.d_out < 1 || c.d_out > kMaxDim) {
-    return "\"d_out\" must be between 1 and " + std::to_string(kMaxDim) + " (got " +
-           std::to_string(c.d_out) + ")";
+    return cat({"\"d_out\" must be between 1 and ", decimal(kMaxDim), " (got ", decimal(c.d_out), ")"});
   }
   if (!is_probability(c.dropout)) {
-    return "\"dropout\" must be between 0 and 1 (got " + str(c.dropout) + ")";
+    return cat({"\"dropout\" must be between 0 and 1 (got ", shortest(c.dropout), ")"});
   }
   if (!is_probability(c.class_dropout)) {
-    return "\"class_dropout\" must be between 0 and 1 (got " + str(c.class_dropout) + ")";
+    return cat({"\"class_dropout\" must be between 0 and 1 (got ", shortest(c.class_dropout), ")"});
   }
   if (c.context_length < 0 || c.context_length > kMaxTokens) {
-    return "\"context_length\" must be between 1 and " + std::to_string(kMaxTokens) + " (got " +
-           std::to_string(c.context_length) + ")";
+    return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ", decimal(c.context_length), ")"});
   }
   if (c.context_length != 0 && T > c.context_length) {
-    return std::to_string(T) + " tokens exceed CausalAttention's context_length " +
-           std::to_string(c.context_length);
+    return cat({decimal(T), " tokens exceed CausalAttention's context_length ", decimal(c.context_length)});
   }
   return "";
 }

@@ -1,6 +1,7 @@
 #include "config_json.hpp"
 
 #include "json.hpp"
+#include "text.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -15,24 +16,28 @@ using Kind = json::Value::Kind;
 
 // Each reader returns "" or the message for the first problem of key `key`.
 std::string type_error(const std::string& key, const char* expected, const Value& v) {
-  return "\"" + key + "\" must be " + expected + " (got " + json::describe(v.kind) + ")";
+  return cat({"\"", key, "\" must be ", expected, " (got ", json::describe(v.kind), ")"});
 }
 
-bool is_integer_literal(const std::string& t) {
-  return t.find_first_of(".eE") == std::string::npos;
+// Integral: judged by the literal when the number was parsed from text (there seeds up to
+// 2^64 - 1 are exact), else by its double (numbers from JS).
+bool integral(const Value& v) {
+  if (v.kind != Kind::Number) return false;
+  if (!v.text.empty()) return v.text.find_first_of(".eE") == std::string::npos;
+  return std::isfinite(v.number) && std::trunc(v.number) == v.number;
+}
+
+std::string range_error(const std::string& key, const std::string& expected, const Value& v) {
+  return "\"" + key + "\" must be " + expected + " (got " +
+         (v.kind == Kind::Number ? json::literal(v) : json::describe(v.kind)) + ")";
 }
 
 std::string read_int(const Value& v, const std::string& key, int min, int max, int& out) {
-  const std::string range = "an integer between " + std::to_string(min) + " and " + std::to_string(max);
-  if (v.kind != Kind::Number || !is_integer_literal(v.text)) {
-    return v.kind == Kind::Number ? "\"" + key + "\" must be " + range + " (got " + v.text + ")"
-                                  : type_error(key, range.c_str(), v);
-  }
+  const std::string range = "an integer between " + decimal(min) + " and " + decimal(max);
+  if (!integral(v)) return range_error(key, range, v);
   errno = 0;
-  const long long n = std::strtoll(v.text.c_str(), nullptr, 10);
-  if (errno == ERANGE || n < min || n > max) {
-    return "\"" + key + "\" must be " + range + " (got " + v.text + ")";
-  }
+  const double n = v.text.empty() ? v.number : static_cast<double>(std::strtoll(v.text.c_str(), nullptr, 10));
+  if (errno == ERANGE || n < min || n > max) return range_error(key, range, v);
   out = static_cast<int>(n);
   return "";
 }
@@ -40,24 +45,24 @@ std::string read_int(const Value& v, const std::string& key, int min, int max, i
 // Python ints as torch.manual_seed takes them: [-2^63, 2^64 - 1], negatives as two's complement.
 std::string read_seed(const Value& v, const std::string& key, std::uint64_t& out) {
   const char* expected = "an integer between -2^63 and 2^64-1";
-  if (v.kind != Kind::Number || !is_integer_literal(v.text)) {
-    return v.kind == Kind::Number ? "\"" + key + "\" must be " + expected + " (got " + v.text + ")"
-                                  : type_error(key, expected, v);
+  if (!integral(v)) return range_error(key, expected, v);
+  const bool negative = v.text.empty() ? v.number < 0 : v.text[0] == '-';
+  if (v.text.empty()) {  // a double: exact when it is an integer in range
+    if (v.number < -0x1p63 || v.number >= 0x1p64) return range_error(key, expected, v);
+    out = negative ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v.number))
+                   : static_cast<std::uint64_t>(v.number);
+    return "";
   }
   errno = 0;
-  if (v.text[0] == '-') {
-    const long long n = std::strtoll(v.text.c_str(), nullptr, 10);
-    out = static_cast<std::uint64_t>(n);
-  } else {
-    out = std::strtoull(v.text.c_str(), nullptr, 10);
-  }
-  if (errno == ERANGE) return "\"" + key + "\" must be " + expected + " (got " + v.text + ")";
+  out = negative ? static_cast<std::uint64_t>(std::strtoll(v.text.c_str(), nullptr, 10))
+                 : std::strtoull(v.text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return range_error(key, expected, v);
   return "";
 }
 
 std::string read_double(const Value& v, const std::string& key, double& out) {
   if (v.kind != Kind::Number) return type_error(key, "a number", v);
-  out = std::strtod(v.text.c_str(), nullptr);
+  out = v.number;
   return "";
 }
 
@@ -81,7 +86,7 @@ std::string read_randn(const Value& v, Config& c) {
     } else if (key == "seed") {
       if (std::string e = read_seed(item, "seed", r.seed); !e.empty()) return "\"inputs\": " + e;
     } else {
-      return "\"inputs\": unknown key \"" + key + "\" (expected \"randn\" and \"seed\")";
+      return cat({"\"inputs\": unknown key \"", key, "\" (expected \"randn\" and \"seed\")"});
     }
   }
   if (!has_size) return "\"inputs\": an object needs \"randn\": [tokens, d_in]";
@@ -94,33 +99,30 @@ std::string read_inputs(const Value& v, Config& c) {
   if (v.kind != Kind::Array) return type_error("inputs", "an array of rows or {\"randn\": [T, D]}", v);
   if (v.items.empty()) return "\"inputs\" is empty";
   if (v.items.size() > static_cast<std::size_t>(kMaxTokens)) {
-    return "\"inputs\" has " + std::to_string(v.items.size()) + " tokens; at most " +
-           std::to_string(kMaxTokens) + " are supported";
+    return cat({"\"inputs\" has ", decimal(v.items.size()), " tokens; at most ", decimal(kMaxTokens), " are supported"});
   }
   const std::size_t d_in = v.items[0].items.size();
   std::vector<float> data;
   for (std::size_t i = 0; i < v.items.size(); ++i) {
     const Value& row = v.items[i];
-    const std::string where = "\"inputs\"[" + std::to_string(i) + "]";
-    if (row.kind != Kind::Array) return where + " must be an array of numbers (got " + json::describe(row.kind) + ")";
+    const std::string where = "\"inputs\"[" + decimal(i) + "]";
+    if (row.kind != Kind::Array) return cat({where, " must be an array of numbers (got ", json::describe(row.kind), ")"});
     if (row.items.empty()) return where + " is empty";
     if (row.items.size() > static_cast<std::size_t>(kMaxDim)) {
-      return where + " has " + std::to_string(row.items.size()) + " values; at most " +
-             std::to_string(kMaxDim) + " are supported";
+      return cat({where, " has ", decimal(row.items.size()), " values; at most ", decimal(kMaxDim), " are supported"});
     }
     if (row.items.size() != d_in) {
-      return "\"inputs\" is ragged: row " + std::to_string(i) + " has length " +
-             std::to_string(row.items.size()) + ", row 0 has length " + std::to_string(d_in);
+      return cat({"\"inputs\" is ragged: row ", decimal(i), " has length ", decimal(row.items.size()), ", row 0 has length ", decimal(d_in)});
     }
     for (std::size_t j = 0; j < d_in; ++j) {
       const Value& x = row.items[j];
-      const std::string cell = where + "[" + std::to_string(j) + "]";
+      const std::string cell = where + "[" + decimal(j) + "]";
       if (x.kind != Kind::Number) {
         return cell + " must be a finite number (got " +
                (x.kind == Kind::String ? json::quote(x.text) : json::describe(x.kind)) + ")";
       }
-      const float f = static_cast<float>(std::strtod(x.text.c_str(), nullptr));
-      if (!std::isfinite(f)) return cell + " is not a finite float32 number (got " + x.text + ")";
+      const float f = static_cast<float>(x.number);  // decimal -> double -> float, as torch.tensor
+      if (!std::isfinite(f)) return cat({cell, " is not a finite float32 number (got ", json::literal(x), ")"});
       data.push_back(f);
     }
   }
@@ -134,7 +136,7 @@ std::string read_tokens(const Value& v, Config& c) {
   c.tokens.clear();
   for (const Value& t : v.items) {
     if (t.kind != Kind::String) {
-      return "\"tokens\" must contain only strings (got " + std::string(json::describe(t.kind)) + ")";
+      return cat({"\"tokens\" must contain only strings (got ", std::string(json::describe(t.kind)), ")"});
     }
     c.tokens.push_back(t.text);
   }
@@ -165,44 +167,39 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "train") return read_bool(v, key, c.train);
   std::string known;
   for (const std::string& k : config_keys()) known += (known.empty() ? "" : ", ") + k;
-  return "unknown configuration key \"" + key + "\" (known keys: " + known + ")";
+  return cat({"unknown configuration key \"", key, "\" (known keys: ", known, ")"});
 }
 
 }  // namespace
 
 const std::vector<std::string>& config_keys() {
-  static const std::vector<std::string> keys = {
-      "inputs", "tokens", "d_out", "qkv_bias", "scale", "seed_weights", "seed_dropout",
-      "dropout", "seed_class", "class_dropout", "context_length", "rng", "train"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& m : config_to_value(resolve(Config{})).members) k.push_back(m.first);
+    return k;
+  }();
   return keys;
 }
 
-ParsedConfig parse_config(std::string_view text, std::string_view overrides) {
+ParsedConfig read_config(const json::Value& doc, const json::Value* overrides) {
   ParsedConfig out;
-  json::Value docs[2];
-  const std::string_view texts[2] = {text, overrides};
-  for (int i = 0; i < 2; ++i) {
-    json::ParseResult doc = json::parse(texts[i]);
-    if (!doc.error.empty()) {
-      out.error = doc.error;
+  for (const json::Value* d : {&doc, overrides}) {
+    if (d != nullptr && d->kind != Kind::Object) {
+      out.error = std::string("the configuration must be a JSON object (got ") + json::describe(d->kind) + ")";
       return out;
     }
-    if (doc.value.kind != Kind::Object) {
-      out.error = std::string("the configuration must be a JSON object (got ") +
-                  json::describe(doc.value.kind) + ")";
-      return out;
-    }
-    docs[i] = std::move(doc.value);
   }
   const auto overridden = [&](const std::string& key) {
-    for (const auto& m : docs[1].members) {
+    if (overrides == nullptr) return false;
+    for (const auto& m : overrides->members) {
       if (m.first == key) return true;
     }
     return false;
   };
-  for (int i = 0; i < 2; ++i) {
-    for (const auto& [key, v] : docs[i].members) {
-      if (i == 0 && overridden(key)) continue;
+  for (const json::Value* d : {&doc, overrides}) {
+    if (d == nullptr) continue;
+    for (const auto& [key, v] : d->members) {
+      if (d == &doc && overridden(key)) continue;
       out.error = read_key(key, v, out.config);
       if (!out.error.empty()) return out;
     }
@@ -211,36 +208,63 @@ ParsedConfig parse_config(std::string_view text, std::string_view overrides) {
   return out;
 }
 
-std::string config_to_json(const Config& c) {
-  std::string s = "{\"inputs\":";
-  if (c.randn) {
-    s += "{\"randn\":[" + std::to_string(c.randn->rows) + "," + std::to_string(c.randn->cols) +
-         "],\"seed\":" + std::to_string(c.randn->seed) + "}";
-  } else {
-    s += "[";
-    for (int i = 0; i < c.inputs.rows(); ++i) {
-      s += i ? ",[" : "[";
-      for (int j = 0; j < c.inputs.cols(); ++j) s += (j ? "," : "") + json::number(c.inputs.at(i, j));
-      s += "]";
+ParsedConfig parse_config(std::string_view text, std::string_view overrides) {
+  json::ParseResult docs[2] = {json::parse(text), json::parse(overrides)};
+  for (const json::ParseResult& d : docs) {
+    if (!d.error.empty()) {
+      ParsedConfig out;
+      out.error = d.error;
+      return out;
     }
-    s += "]";
   }
-  s += ",\"tokens\":[";
-  for (std::size_t i = 0; i < c.tokens.size(); ++i) s += (i ? "," : "") + json::quote(c.tokens[i]);
-  s += "]";
-  const auto boolean = [](bool b) { return b ? "true" : "false"; };
-  s += ",\"d_out\":" + std::to_string(c.d_out);
-  s += std::string(",\"qkv_bias\":") + boolean(c.qkv_bias);
-  s += std::string(",\"scale\":") + boolean(c.scale);
-  s += ",\"seed_weights\":" + std::to_string(c.seed_weights);
-  s += ",\"seed_dropout\":" + std::to_string(c.seed_dropout);
-  s += ",\"dropout\":" + json::number(c.dropout);
-  s += ",\"seed_class\":" + std::to_string(c.seed_class);
-  s += ",\"class_dropout\":" + json::number(c.class_dropout);
-  s += ",\"context_length\":" + std::to_string(c.context_length);
-  s += std::string(",\"rng\":\"") + to_string(c.rng) + "\"";
-  s += std::string(",\"train\":") + boolean(c.train) + "}";
-  return s;
+  return read_config(docs[0].value, &docs[1].value);
 }
+
+json::Value config_to_value(const Config& c) {
+  using json::make_bool;
+  using json::make_number;
+  using json::make_string;
+  const auto seed = [](std::uint64_t s) { return make_number(static_cast<double>(s), decimal(s)); };
+  const auto probability = [](double p) { return make_number(p); };
+  json::Value inputs;
+  if (c.randn) {
+    inputs.kind = Kind::Object;
+    json::Value size;
+    size.kind = Kind::Array;
+    size.items = {make_number(c.randn->rows), make_number(c.randn->cols)};
+    inputs.members = {{"randn", size}, {"seed", seed(c.randn->seed)}};
+  } else {
+    inputs.kind = Kind::Array;
+    for (int i = 0; i < c.inputs.rows(); ++i) {
+      json::Value row;
+      row.kind = Kind::Array;
+      for (int j = 0; j < c.inputs.cols(); ++j) {
+        row.items.push_back(make_number(c.inputs.at(i, j), json::number(c.inputs.at(i, j))));
+      }
+      inputs.items.push_back(std::move(row));
+    }
+  }
+  json::Value tokens;
+  tokens.kind = Kind::Array;
+  for (const std::string& t : c.tokens) tokens.items.push_back(make_string(t));
+  json::Value v;
+  v.kind = Kind::Object;
+  v.members = {{"inputs", std::move(inputs)},
+               {"tokens", std::move(tokens)},
+               {"d_out", make_number(c.d_out)},
+               {"qkv_bias", make_bool(c.qkv_bias)},
+               {"scale", make_bool(c.scale)},
+               {"seed_weights", seed(c.seed_weights)},
+               {"seed_dropout", seed(c.seed_dropout)},
+               {"dropout", probability(c.dropout)},
+               {"seed_class", seed(c.seed_class)},
+               {"class_dropout", probability(c.class_dropout)},
+               {"context_length", make_number(c.context_length)},
+               {"rng", make_string(to_string(c.rng))},
+               {"train", make_bool(c.train)}};
+  return v;
+}
+
+std::string config_to_json(const Config& c) { return json::write(config_to_value(c)); }
 
 }  // namespace ca

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "json.hpp"
 
 #include <string>
 #include <string_view>
@@ -18,7 +19,11 @@ struct ParsedConfig {
 // Keys of `overrides` (another JSON object, e.g. from command-line flags) replace those of `json`.
 ParsedConfig parse_config(std::string_view json, std::string_view overrides = "{}");
 
-// The resolved configuration as one line of JSON, every key present.
+// The same from a JSON document already parsed (or built from a JS object).
+ParsedConfig read_config(const json::Value& doc, const json::Value* overrides = nullptr);
+
+// The resolved configuration as a JSON document and as one line of JSON, every key present.
+json::Value config_to_value(const Config& resolved);
 std::string config_to_json(const Config& resolved);
 
 // The keys, in the order of config_to_json.

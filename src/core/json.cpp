@@ -1,7 +1,8 @@
 #include "json.hpp"
 
+#include "text.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace ca::json {
@@ -31,7 +32,7 @@ class Parser {
   std::string error_;
 
   std::string at(const std::string& what) const {
-    return "invalid JSON at offset " + std::to_string(pos_) + ": " + what;
+    return "invalid JSON at offset " + decimal(pos_) + ": " + what;
   }
   bool fail(const std::string& what) {
     if (error_.empty()) error_ = at(what);
@@ -79,7 +80,9 @@ class Parser {
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
       v.kind = Value::Kind::Number;
-      return number(v.text);
+      if (!number(v.text)) return false;
+      v.number = std::strtod(v.text.c_str(), nullptr);
+      return true;
     }
     return fail(std::string("unexpected character '") + c + "'");
   }
@@ -217,15 +220,10 @@ class Parser {
 };
 
 template <typename T>
-std::string shortest(T v, int max_digits, T (*read)(const char*, char**)) {
+std::string number_of(T v) {
   if (std::isnan(v)) return "\"nan\"";
   if (std::isinf(v)) return v < 0 ? "\"-inf\"" : "\"inf\"";
-  char buf[40];
-  for (int p = 1; p <= max_digits; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(v));
-    if (read(buf, nullptr) == v) break;
-  }
-  return buf;
+  return shortest(v);
 }
 
 }  // namespace
@@ -255,9 +253,9 @@ std::string quote(std::string_view s) {
       case '\t': out += "\\t"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
+          out += "\\u00";
+          out += "0123456789abcdef"[(c >> 4) & 0xF];
+          out += "0123456789abcdef"[c & 0xF];
         } else {
           out += c;
         }
@@ -266,7 +264,53 @@ std::string quote(std::string_view s) {
   return out + "\"";
 }
 
-std::string number(float v) { return shortest<float>(v, 9, std::strtof); }
-std::string number(double v) { return shortest<double>(v, 17, std::strtod); }
+std::string number(float v) { return number_of(v); }
+std::string number(double v) { return number_of(v); }
+
+Value make_number(double v, std::string literal) {
+  Value out;
+  out.kind = Value::Kind::Number;
+  out.number = v;
+  out.text = std::move(literal);
+  return out;
+}
+
+Value make_string(std::string s) {
+  Value out;
+  out.kind = Value::Kind::String;
+  out.text = std::move(s);
+  return out;
+}
+
+Value make_bool(bool b) {
+  Value out;
+  out.kind = Value::Kind::Bool;
+  out.boolean = b;
+  return out;
+}
+
+std::string literal(const Value& v) { return v.text.empty() ? number(v.number) : v.text; }
+
+std::string write(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Null: return "null";
+    case Value::Kind::Bool: return v.boolean ? "true" : "false";
+    case Value::Kind::Number: return literal(v);
+    case Value::Kind::String: return quote(v.text);
+    case Value::Kind::Array: {
+      std::string s = "[";
+      for (std::size_t i = 0; i < v.items.size(); ++i) s += (i ? "," : "") + write(v.items[i]);
+      return s + "]";
+    }
+    case Value::Kind::Object: {
+      std::string s = "{";
+      for (std::size_t i = 0; i < v.members.size(); ++i) {
+        s += (i ? "," : "") + quote(v.members[i].first) + ":" + write(v.members[i].second);
+      }
+      return s + "}";
+    }
+  }
+  return "null";
+}
 
 }  // namespace ca::json

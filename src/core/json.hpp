@@ -13,10 +13,15 @@ struct Value {
   enum class Kind { Null, Bool, Number, String, Array, Object };
   Kind kind = Kind::Null;
   bool boolean = false;
-  std::string text;  // a number's literal, or a string's decoded UTF-8
+  double number = 0;  // a number's value
+  std::string text;   // a string's decoded UTF-8; a number's literal when it was parsed from text
   std::vector<Value> items;                            // Array
   std::vector<std::pair<std::string, Value>> members;  // Object, in document order
 };
+
+Value make_number(double v, std::string literal = "");
+Value make_string(std::string s);
+Value make_bool(bool b);
 
 struct ParseResult {
   Value value;
@@ -35,5 +40,11 @@ std::string quote(std::string_view s);
 // the strings "-inf", "inf", "nan" (quoted).
 std::string number(float v);
 std::string number(double v);
+
+// A number's text for messages: its literal, or the shortest text of its value.
+std::string literal(const Value& v);
+
+// One line of JSON. Numbers print their literal when they have one.
+std::string write(const Value& v);
 
 }  // namespace ca::json

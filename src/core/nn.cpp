@@ -1,6 +1,7 @@
 #include "nn.hpp"
 
 #include "attention.hpp"
+#include "text.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -26,8 +27,8 @@ Linear::Linear(int in_features, int out_features, bool with_bias, Generator& gen
 Tensor Linear::operator()(const Tensor& x) const {
   const int in = weight.shape[1], out = weight.shape[0];
   if (x.cols() != in) {
-    throw std::invalid_argument("Linear: input has " + std::to_string(x.cols()) +
-                                " features, expected " + std::to_string(in));
+    throw std::invalid_argument("Linear: input has " + decimal(x.cols()) +
+                                " features, expected " + decimal(in));
   }
   std::vector<int> shape = x.shape;
   shape.back() = out;
@@ -41,7 +42,7 @@ Tensor Linear::operator()(const Tensor& x) const {
 Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng rng) {
   if (!(p >= 0.0 && p <= 1.0)) {
     throw std::invalid_argument("dropout probability has to be between 0 and 1, but got " +
-                                std::to_string(p));
+                                shortest(p));
   }
   if (!train || p == 0.0 || x.numel() == 0) return x;
   Tensor y = x;
@@ -85,8 +86,8 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   if (x.dim() != 3) throw std::invalid_argument("CausalAttention: input must be (b, num_tokens, d_in)");
   const int B = x.shape[0], T = x.shape[1], d_out = W_query.weight.shape[0];
   if (T > context_length) {
-    throw std::invalid_argument("CausalAttention: " + std::to_string(T) +
-                                " tokens exceed context_length " + std::to_string(context_length));
+    throw std::invalid_argument("CausalAttention: " + decimal(T) +
+                                " tokens exceed context_length " + decimal(context_length));
   }
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Tensor scores({B, T, T}), weights({B, T, T}), context({B, T, d_out});

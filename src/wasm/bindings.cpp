@@ -1,7 +1,10 @@
 // The Embind surface of the core: the binding block and small adapters, nothing else.
-// Errors come back as {error: message}, never as a C++ exception crossing into JS (that
-// leaks wasm stack on every throw); web/lib/api.js turns them into thrown Errors.
+// A JS configuration object is read field by field into the core's JSON document (no JSON
+// text and no strtod in the module), so the JS API and the CLI share one reader and one
+// set of messages. Errors come back as {error: message}, never as a C++ exception crossing
+// into JS (that leaks wasm stack on every throw); web/lib/api.js throws them as Errors.
 #include "config_json.hpp"
+#include "json.hpp"
 #include "walkthrough.hpp"
 
 #include <emscripten/bind.h>
@@ -10,18 +13,65 @@
 #include <malloc.h>
 
 using emscripten::val;
+using ca::json::Value;
 
 namespace {
+
+constexpr int kMaxDepth = 8;  // a configuration nests 3 deep; cyclic objects stop here
+
+Value from_js(const val& v, int depth) {
+  Value out;
+  const std::string type = v.typeOf().as<std::string>();
+  if (type == "number") return ca::json::make_number(v.as<double>());
+  if (type == "string") return ca::json::make_string(v.as<std::string>());
+  if (type == "boolean") return ca::json::make_bool(v.as<bool>());
+  if (type != "object" || v.isNull() || depth > kMaxDepth) return out;  // null
+  if (v.isArray()) {
+    out.kind = Value::Kind::Array;
+    const unsigned n = v["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) out.items.push_back(from_js(v[i], depth + 1));
+    return out;
+  }
+  out.kind = Value::Kind::Object;
+  const val keys = val::global("Object").call<val>("keys", v);
+  const unsigned n = keys["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    const val item = v[key];
+    if (!item.isUndefined()) out.members.emplace_back(key, from_js(item, depth + 1));
+  }
+  return out;
+}
+
+val to_js(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Bool: return val(v.boolean);
+    case Value::Kind::Number: return val(v.number);
+    case Value::Kind::String: return val(v.text);
+    case Value::Kind::Array: {
+      val a = val::array();
+      for (std::size_t i = 0; i < v.items.size(); ++i) a.set(i, to_js(v.items[i]));
+      return a;
+    }
+    case Value::Kind::Object: {
+      val o = val::object();
+      for (const auto& [key, item] : v.members) o.set(key, to_js(item));
+      return o;
+    }
+    case Value::Kind::Null: break;
+  }
+  return val::null();
+}
 
 // A copy of the tensor's data, owned by JS: never a live view of wasm memory.
 val to_float32_array(const ca::Tensor& t) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
-// {config: JSON text of the resolved configuration, stages: [{id, title, code, shape, data}]}
-val run_json(const std::string& config_json) {
+// {config, stages: [{id, title, code, shape, data}]} or {error}
+val run(const val& config) {
   val result = val::object();
-  const ca::ParsedConfig parsed = ca::parse_config(config_json);
+  const ca::ParsedConfig parsed = ca::read_config(from_js(config, 0));
   if (!parsed.error.empty()) {
     result.set("error", parsed.error);
     return result;
@@ -40,7 +90,7 @@ val run_json(const std::string& config_json) {
     stage.set("data", to_float32_array(s.tensor));
     stages.set(i, stage);
   }
-  result.set("config", ca::config_to_json(w.config));
+  result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);
   return result;
 }
@@ -59,7 +109,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(causal_attention) {
-  emscripten::function("runJson", &run_json);
+  emscripten::function("run", &run);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("heapInUse", &heap_in_use);
   emscripten::function("memoryBytes", &memory_bytes);

@@ -3,6 +3,7 @@
 (function (root) {
   'use strict';
   var factory = typeof CausalAttentionModule === 'function' ? CausalAttentionModule : null;
+  var packed = typeof CAUSAL_ATTENTION_WASM === 'string' ? CAUSAL_ATTENTION_WASM : '';
   var ns = root.CausalAttention || (root.CausalAttention = {});
   var loading = null;
 
@@ -11,9 +12,9 @@
     return {
       stageIds: ids,
       run: function (config) {
-        var r = m.runJson(JSON.stringify(config === undefined ? {} : config));
+        var r = m.run(config === undefined ? {} : config);
         if (r.error !== undefined) throw new Error(r.error);
-        return { config: JSON.parse(r.config), stages: r.stages };
+        return r;
       },
       heapInUse: function () { return m.heapInUse(); },
       memoryBytes: function () { return m.memoryBytes(); },
@@ -22,9 +23,20 @@
     };
   }
 
+  // The wasm ships deflated in base64 (src/wasm/pack.js): inflate it with the platform.
+  function wasmBinary() {
+    var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+    return new Response(inflated).arrayBuffer();
+  }
+
   /** Loads the module once; every call returns the same promise. */
   ns.load = function () {
-    if (!loading) loading = factory().then(wrap);
+    if (!loading) {
+      loading = wasmBinary()
+        .then(function (buffer) { return factory({ wasmBinary: new Uint8Array(buffer) }); })
+        .then(wrap);
+    }
     return loading;
   };
 
