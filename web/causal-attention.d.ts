@@ -8,8 +8,11 @@ export type DropoutRng = 'default' | 'mkl';
 /** `{randn: [T, D], seed: S}` means `torch.manual_seed(S); torch.randn(T, D)`. */
 export interface RandnInputs {
   randn: [number, number];
-  seed?: number;
+  seed?: Seed;
 }
+
+/** A torch.manual_seed argument in [-2^63, 2^64-1]; a bigint keeps seeds above 2^53 exact. */
+export type Seed = number | bigint;
 
 /** Every key is optional; the defaults are the book's (see docs/walkthrough.md). */
 export interface Config {
@@ -24,13 +27,13 @@ export interface Config {
   /** Divide scores by sqrt(d_k) before softmax (default true). */
   scale?: boolean;
   /** torch.manual_seed before SelfAttention_v2 (default 789). */
-  seed_weights?: number;
+  seed_weights?: Seed;
   /** torch.manual_seed before each dropout stage (default 123). */
-  seed_dropout?: number;
+  seed_dropout?: Seed;
   /** Dropout probability of the dropout demo, in [0, 1] (default 0.5). */
   dropout?: number;
   /** torch.manual_seed before CausalAttention (default 123). */
-  seed_class?: number;
+  seed_class?: Seed;
   /** CausalAttention's own dropout, in [0, 1] (default 0). */
   class_dropout?: number;
   /** CausalAttention's mask buffer size, >= T (default T). */
@@ -41,7 +44,8 @@ export interface Config {
   train?: boolean;
 }
 
-/** A Config with every key present, as the core resolved it. */
+/** A Config with every key present, as the core resolved it (seeds as numbers; inputs as
+ *  the float32 values used). */
 export type ResolvedConfig = Required<Config>;
 
 /** One named tensor of the walkthrough. */

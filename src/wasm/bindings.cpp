@@ -23,6 +23,9 @@ Value from_js(const val& v, int depth) {
   Value out;
   const std::string type = v.typeOf().as<std::string>();
   if (type == "number") return ca::json::make_number(v.as<double>());
+  if (type == "bigint") {  // exact integers beyond 2^53, e.g. seeds up to 2^64 - 1
+    return ca::json::make_number(val::global("Number")(v).as<double>(), v.call<std::string>("toString"));
+  }
   if (type == "string") return ca::json::make_string(v.as<std::string>());
   if (type == "boolean") return ca::json::make_bool(v.as<bool>());
   if (type != "object" || v.isNull() || depth > kMaxDepth) return out;  // null

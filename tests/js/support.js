@@ -1,0 +1,56 @@
+// Shared helpers of the JS tests: paths, the built module, the golden files, the CLI.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { execFileSync, spawnSync } = require('child_process');
+
+const root = path.resolve(__dirname, '../..');
+const web = path.join(root, 'build/web');
+const cli = path.join(root, 'build/native/causal-attention');
+
+/** The module as the page ships it. */
+function loadApi() {
+  return require(path.join(web, 'causal-attention.js')).load();
+}
+
+/** A golden number: a JSON number, or "-inf" / "inf" / "nan". */
+function value(v) {
+  if (typeof v !== 'string') return v;
+  return v === 'nan' ? NaN : v === '-inf' ? -Infinity : Infinity;
+}
+
+/** JSON text with integers beyond 2^53 read as BigInt, as the JS API takes exact seeds. */
+function parseExact(text) {
+  const marked = text.replace(/([:\[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"__bigint:$2"');
+  return JSON.parse(marked, (k, v) =>
+    typeof v === 'string' && v.startsWith('__bigint:') ? BigInt(v.slice(9)) : v);
+}
+
+/** The golden cases, each with `configText`: its configuration exactly as the file has it. */
+function goldenCases() {
+  const dir = path.join(root, 'tests/golden/cases');
+  return fs.readdirSync(dir).sort().map((f) => {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    const g = JSON.parse(text);
+    g.configText = text.match(/^"config":(.*),$/m)[1];
+    g.config = parseExact(g.configText);
+    return g;
+  });
+}
+
+/** The CLI's JSON output for a configuration, or {code, stderr} when it fails. */
+function runCli(config, args = []) {
+  const r = spawnSync(cli, ['--config', '-', '--format', 'json', ...args], {
+    input: typeof config === 'string' ? config : JSON.stringify(config),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return { code: r.status, stderr: r.stderr, stdout: r.stdout };
+  return JSON.parse(r.stdout);
+}
+
+/** Same float32, bit for bit (NaN equal to NaN, +0 and -0 distinct). */
+function sameBits(a, b) {
+  return Object.is(Math.fround(a), Math.fround(b));
+}
+
+module.exports = { parseExact, root, web, cli, loadApi, value, goldenCases, runCli, sameBits, execFileSync };
