@@ -1,17 +1,16 @@
 // Shared helpers of the native tests.
 #pragma once
 
-#include "config_json.hpp"
-#include "tensor.hpp"
-#include "walkthrough.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+
+#include "config_json.hpp"
+#include "tensor.hpp"
+#include "walkthrough.hpp"
 
 namespace test {
 
@@ -26,7 +25,8 @@ inline float golden_value(const nlohmann::json& v) {
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
     if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
-    return s == "-inf" ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+    return s == "-inf" ? -std::numeric_limits<float>::infinity()
+                       : std::numeric_limits<float>::infinity();
   }
   return static_cast<float>(v.get<double>());
 }

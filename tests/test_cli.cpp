@@ -1,14 +1,14 @@
 // The causal-attention binary: formats, stage selection and the error contract
 // (one line on stderr, exit code 2, nothing on stdout).
-#include "support.hpp"
-
-#include <catch2/catch.hpp>
-
-#include <cstdlib>
-#include <sstream>
-#include <cstdio>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "support.hpp"
 
 namespace {
 
@@ -28,7 +28,8 @@ std::string slurp(const std::string& path) {
 Result cli(const std::string& args, const std::string& input = "") {
   // Unique names: ctest runs test cases in parallel processes.
   static int calls = 0;
-  const std::string base = "/tmp/ca_cli_" + std::to_string(getpid()) + "_" + std::to_string(calls++);
+  const std::string base =
+      "/tmp/ca_cli_" + std::to_string(getpid()) + "_" + std::to_string(calls++);
   const std::string in = base + ".in", out = base + ".out", err = base + ".err";
   std::ofstream(in) << input;
   const std::string cmd = std::string(CA_CLI) + " " + args + " <" + in + " >" + out + " 2>" + err;
@@ -46,8 +47,10 @@ TEST_CASE("no arguments print the book's tables like the notebook", "[cli]") {
   CHECK(r.err.empty());
   CHECK(r.out.find("# masked: Scores masked with -inf, torch.Size([6, 6])\n"
                    ">>> masked = attn_scores.masked_fill(mask.bool(), -torch.inf)\n"
-                   "tensor([[0.2899,   -inf,   -inf,   -inf,   -inf,   -inf],\n") != std::string::npos);
-  CHECK(r.out.find("tensor([[[-0.4519,  0.2216],\n         [-0.5874,  0.0058],") != std::string::npos);
+                   "tensor([[0.2899,   -inf,   -inf,   -inf,   -inf,   -inf],\n") !=
+        std::string::npos);
+  CHECK(r.out.find("tensor([[[-0.4519,  0.2216],\n         [-0.5874,  0.0058],") !=
+        std::string::npos);
   CHECK(r.out.find("tensor([[2., 2., 0., 2., 2., 0.],") != std::string::npos);
   // Every stage of the walkthrough, in order.
   std::size_t pos = 0;
@@ -106,11 +109,13 @@ TEST_CASE("csv and markdown output", "[cli]") {
 }
 
 TEST_CASE("config from stdin, flags override it, mkl path", "[cli]") {
-  const Result r = cli("--config - --rng mkl --stage dropout_example --eval", R"({"train": true, "dropout": 0.5})");
+  const Result r = cli("--config - --rng mkl --stage dropout_example --eval",
+                       R"({"train": true, "dropout": 0.5})");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("tensor([[1., 1., 1., 1., 1., 1.],") != std::string::npos);  // --eval wins
   const Result mkl = cli("--rng mkl --stage dropout_example");
-  CHECK(mkl.out.find("tensor([[2., 2., 2., 2., 2., 2.],\n        [0., 2., 0., 0., 0., 0.],") != std::string::npos);
+  CHECK(mkl.out.find("tensor([[2., 2., 2., 2., 2., 2.],\n        [0., 2., 0., 0., 0., 0.],") !=
+        std::string::npos);
 }
 
 TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on stdout", "[cli]") {

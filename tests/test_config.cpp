@@ -1,8 +1,8 @@
 // Configuration JSON: defaults, every key, round trips and the error messages.
+#include <catch2/catch.hpp>
+
 #include "json.hpp"
 #include "support.hpp"
-
-#include <catch2/catch.hpp>
 
 namespace {
 
@@ -88,16 +88,21 @@ TEST_CASE("bad configurations are refused with one clear message", "[config]") {
       {R"({"foo": 1})", "unknown configuration key \"foo\""},
       {R"({"inputs": []})", "\"inputs\" is empty"},
       {R"({"inputs": [[]]})", "\"inputs\"[0] is empty"},
-      {R"({"inputs": [[1, 2], [3]]})", "\"inputs\" is ragged: row 1 has length 1, row 0 has length 2"},
+      {R"({"inputs": [[1, 2], [3]]})",
+       "\"inputs\" is ragged: row 1 has length 1, row 0 has length 2"},
       {R"({"inputs": [[1, "x"]]})", "\"inputs\"[0][1] must be a finite number (got \"x\")"},
       {R"({"inputs": [[1, "nan"]]})", "\"inputs\"[0][1] must be a finite number (got \"nan\")"},
       {R"({"inputs": [[1e39]]})", "\"inputs\"[0][0] is not a finite float32 number (got 1e39)"},
       {R"({"inputs": [[null]]})", "\"inputs\"[0][0] must be a finite number (got null)"},
-      {R"({"inputs": 3})", "\"inputs\" must be an array of rows or {\"randn\": [T, D]} (got a number)"},
-      {R"({"inputs": {"randn": [0, 3]}})", "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 0)"},
-      {R"({"inputs": {"randn": [2000, 3]}})", "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 2000)"},
+      {R"({"inputs": 3})",
+       "\"inputs\" must be an array of rows or {\"randn\": [T, D]} (got a number)"},
+      {R"({"inputs": {"randn": [0, 3]}})",
+       "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 0)"},
+      {R"({"inputs": {"randn": [2000, 3]}})",
+       "\"inputs\": \"randn[0]\" must be an integer between 1 and 1024 (got 2000)"},
       {R"({"inputs": {"seed": 1}})", "\"inputs\": an object needs \"randn\": [tokens, d_in]"},
-      {R"({"inputs": {"randn": [2, 2], "x": 1}})", "\"inputs\": unknown key \"x\" (expected \"randn\" and \"seed\")"},
+      {R"({"inputs": {"randn": [2, 2], "x": 1}})",
+       "\"inputs\": unknown key \"x\" (expected \"randn\" and \"seed\")"},
       {R"({"tokens": ["a"]})", "\"tokens\" has length 1 but \"inputs\" has 6 rows"},
       {R"({"tokens": [1, 2, 3, 4, 5, 6]})", "\"tokens\" must contain only strings (got a number)"},
       {R"({"d_out": 0})", "\"d_out\" must be an integer between 1 and 1024 (got 0)"},
@@ -107,11 +112,15 @@ TEST_CASE("bad configurations are refused with one clear message", "[config]") {
       {R"({"dropout": 1.5})", "\"dropout\" must be between 0 and 1 (got 1.5)"},
       {R"({"dropout": -0.1})", "\"dropout\" must be between 0 and 1 (got -0.1)"},
       {R"({"class_dropout": 2})", "\"class_dropout\" must be between 0 and 1 (got 2)"},
-      {R"({"seed_weights": 1.5})", "\"seed_weights\" must be an integer between -2^63 and 2^64-1 (got 1.5)"},
-      {R"({"seed_class": 18446744073709551616})", "\"seed_class\" must be an integer between -2^63 and 2^64-1 (got 18446744073709551616)"},
-      {R"({"seed_dropout": -9223372036854775809})", "\"seed_dropout\" must be an integer between -2^63 and 2^64-1 (got -9223372036854775809)"},
+      {R"({"seed_weights": 1.5})",
+       "\"seed_weights\" must be an integer between -2^63 and 2^64-1 (got 1.5)"},
+      {R"({"seed_class": 18446744073709551616})",
+       "\"seed_class\" must be an integer between -2^63 and 2^64-1 (got 18446744073709551616)"},
+      {R"({"seed_dropout": -9223372036854775809})",
+       "\"seed_dropout\" must be an integer between -2^63 and 2^64-1 (got -9223372036854775809)"},
       {R"({"context_length": 3})", "6 tokens exceed CausalAttention's context_length 3"},
-      {R"({"context_length": 0})", "\"context_length\" must be an integer between 1 and 1024 (got 0)"},
+      {R"({"context_length": 0})",
+       "\"context_length\" must be an integer between 1 and 1024 (got 0)"},
       {R"({"rng": "intel"})", "\"rng\" must be \"default\" or \"mkl\""},
       {R"({"train": 1})", "\"train\" must be true or false (got a number)"},
       {R"([1, 2])", "the configuration must be a JSON object (got an array)"},
@@ -154,7 +163,8 @@ TEST_CASE("json numbers print the shortest text that reads back exactly", "[conf
 
 TEST_CASE("inputs round like torch.tensor: to double, then to float32", "[config]") {
   // 1 + 2^-24 + 2^-60 rounds to 1 via double (torch), to 1.0000001 directly (strtof).
-  const ca::ParsedConfig p = ca::parse_config(R"({"inputs": [[1.00000005960464477539062500000000000000000001]]})");
+  const ca::ParsedConfig p =
+      ca::parse_config(R"({"inputs": [[1.00000005960464477539062500000000000000000001]]})");
   REQUIRE(p.error.empty());
   CHECK(p.config.inputs.data[0] == 1.0f);
 }

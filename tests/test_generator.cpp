@@ -1,10 +1,9 @@
 // The generator against PyTorch's own outputs (tests/golden/rng.json): every value bit for bit.
+#include <catch2/catch.hpp>
+
 #include "generator.hpp"
 #include "nn.hpp"
 #include "support.hpp"
-
-#include <catch2/catch.hpp>
-
 
 namespace {
 

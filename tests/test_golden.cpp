@@ -1,11 +1,10 @@
 // Every golden configuration made by PyTorch (tests/golden/generate.py) through the core:
 // weights and masks bit for bit, dropout zero patterns identical, the rest within
 // 1e-6 * max(1, |value|). Prints the largest difference seen.
-#include "support.hpp"
-
 #include <catch2/catch.hpp>
-
 #include <filesystem>
+
+#include "support.hpp"
 
 namespace {
 
@@ -20,7 +19,8 @@ bool exact_stage(const std::string& id) {
 TEST_CASE("golden configurations equal PyTorch", "[golden]") {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(std::string(CA_SOURCE_DIR) + "/tests/golden/cases")) {
+  for (const auto& entry :
+       fs::directory_iterator(std::string(CA_SOURCE_DIR) + "/tests/golden/cases")) {
     files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -49,7 +49,8 @@ TEST_CASE("golden configurations equal PyTorch", "[golden]") {
           CHECK(test::same_bits(got, want));
           continue;
         }
-        const double diff = std::abs(double(got) - double(want)) / std::max(1.0, std::abs(double(want)));
+        const double diff =
+            std::abs(double(got) - double(want)) / std::max(1.0, std::abs(double(want)));
         if (diff > worst) {
           worst = diff;
           worst_at = name + " / " + s.id + "[" + std::to_string(i) + "]";
@@ -59,6 +60,6 @@ TEST_CASE("golden configurations equal PyTorch", "[golden]") {
     }
   }
   WARN(files.size() << " golden configurations, " << values << " values, " << identical
-                    << " bit-identical; largest difference " << worst
-                    << " x max(1, |value|) at " << worst_at);
+                    << " bit-identical; largest difference " << worst << " x max(1, |value|) at "
+                    << worst_at);
 }

@@ -1,13 +1,12 @@
 // Identities over many random sizes, in the spirit of Eigen's tests, and the fast passes
 // against the naive reference kernel.
+#include <catch2/catch.hpp>
+#include <random>
+
 #include "attention.hpp"
 #include "json.hpp"
 #include "nn.hpp"
 #include "support.hpp"
-
-#include <catch2/catch.hpp>
-
-#include <random>
 
 namespace {
 
@@ -29,10 +28,10 @@ std::vector<Case> random_cases() {
     c.bias = rng() % 2;
     c.scale = rng() % 4 != 0;
     c.json = R"({"inputs": {"randn": [)" + std::to_string(c.T) + "," + std::to_string(c.d_in) +
-             R"(], "seed": )" + std::to_string(rng()) + R"(}, "d_out": )" + std::to_string(c.d_out) +
-             R"(, "qkv_bias": )" + (c.bias ? "true" : "false") + R"(, "scale": )" +
-             (c.scale ? "true" : "false") + R"(, "seed_weights": )" + std::to_string(rng()) +
-             R"(, "seed_class": )" + std::to_string(rng()) + "}";
+             R"(], "seed": )" + std::to_string(rng()) + R"(}, "d_out": )" +
+             std::to_string(c.d_out) + R"(, "qkv_bias": )" + (c.bias ? "true" : "false") +
+             R"(, "scale": )" + (c.scale ? "true" : "false") + R"(, "seed_weights": )" +
+             std::to_string(rng()) + R"(, "seed_class": )" + std::to_string(rng()) + "}";
     cases.push_back(c);
   }
   return cases;
@@ -40,7 +39,8 @@ std::vector<Case> random_cases() {
 
 }  // namespace
 
-TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways agree", "[properties]") {
+TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways agree",
+          "[properties]") {
   double worst_sum = 0, worst_ways = 0;
   for (const Case& c : random_cases()) {
     INFO(c.json);
@@ -67,8 +67,8 @@ TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways ag
       CHECK(std::abs(sum - 1.0) <= 1e-6);
     }
   }
-  WARN("200 random configurations: max |row sum - 1| = " << worst_sum
-       << ", max |simple - efficient| = " << worst_ways);
+  WARN("200 random configurations: max |row sum - 1| = "
+       << worst_sum << ", max |simple - efficient| = " << worst_ways);
 }
 
 TEST_CASE("changing token j never changes the outputs of tokens before j", "[properties]") {
@@ -101,13 +101,16 @@ TEST_CASE("changing token j never changes the outputs of tokens before j", "[pro
         const int row = static_cast<int>(i / cols) % rows_per_batch;
         if (row < j) {
           INFO(id << " row " << row << " changed when token " << j << " changed");
-          if (exact) CHECK(test::same_bits(a.data[i], b.data[i]));
-          else CHECK(std::abs(a.data[i] - b.data[i]) <= 1e-6f);
+          if (exact)
+            CHECK(test::same_bits(a.data[i], b.data[i]));
+          else
+            CHECK(std::abs(a.data[i] - b.data[i]) <= 1e-6f);
         }
       }
     }
     // And the changed token does change its own row.
-    CHECK(test::stage(before, "context_vecs").at(j, 0) != test::stage(after, "context_vecs").at(j, 0));
+    CHECK(test::stage(before, "context_vecs").at(j, 0) !=
+          test::stage(after, "context_vecs").at(j, 0));
   }
 }
 
@@ -138,7 +141,8 @@ TEST_CASE("fast passes agree with the naive reference kernel", "[properties][ker
     const ca::Tensor& k = test::stage(w, "keys");
     const ca::Tensor& v = test::stage(w, "values");
     for (const bool causal : {false, true}) {
-      const ca::RowMatrix naive = ca::attention_forward_naive(q.matrix(), k.matrix(), v.matrix(), causal, c.scale);
+      const ca::RowMatrix naive =
+          ca::attention_forward_naive(q.matrix(), k.matrix(), v.matrix(), causal, c.scale);
       ca::Tensor scores({c.T, c.T}), weights({c.T, c.T}), context({c.T, c.d_out});
       ca::scores_forward(scores.matrix(), q.matrix(), k.matrix());
       if (causal) ca::masked_fill(scores.matrix(), ca::causal_mask(c.T).matrix());
@@ -152,7 +156,8 @@ TEST_CASE("fast passes agree with the naive reference kernel", "[properties][ker
   WARN("fast passes vs naive reference kernel: max |difference| = " << worst);
 }
 
-TEST_CASE("dropout: p = 0 and eval draw nothing, p = 1 gives zeros, survivors are x / (1 - p)", "[properties][dropout]") {
+TEST_CASE("dropout: p = 0 and eval draw nothing, p = 1 gives zeros, survivors are x / (1 - p)",
+          "[properties][dropout]") {
   for (const ca::DropoutRng rng : {ca::DropoutRng::Default, ca::DropoutRng::Mkl}) {
     ca::Tensor x({10, 10});
     for (std::size_t i = 0; i < x.numel(); ++i) x.data[i] = 0.01f * static_cast<float>(i) - 0.37f;
@@ -178,7 +183,8 @@ TEST_CASE("dropout: p = 0 and eval draw nothing, p = 1 gives zeros, survivors ar
   }
 }
 
-TEST_CASE("CausalAttention slices its mask buffer and refuses longer inputs", "[properties][module]") {
+TEST_CASE("CausalAttention slices its mask buffer and refuses longer inputs",
+          "[properties][module]") {
   ca::Generator g1(123), g2(123);
   g1.manual_seed(123);
   g2.manual_seed(123);
@@ -189,5 +195,6 @@ TEST_CASE("CausalAttention slices its mask buffer and refuses longer inputs", "[
   const ca::Tensor x = ca::randn({2, 6, 3}, gen);
   CHECK(small.forward(x, gen).data == large.forward(x, gen).data);
   const ca::Tensor too_long = ca::randn({1, 7, 3}, gen);
-  CHECK_THROWS_WITH(small.forward(too_long, gen), "CausalAttention: 7 tokens exceed context_length 6");
+  CHECK_THROWS_WITH(small.forward(too_long, gen),
+                    "CausalAttention: 7 tokens exceed context_length 6");
 }

@@ -1,8 +1,8 @@
 // The CLI's torch format against print(t) of PyTorch itself (tests/golden/torch_format.json).
+#include <catch2/catch.hpp>
+
 #include "support.hpp"
 #include "torch_format.hpp"
-
-#include <catch2/catch.hpp>
 
 TEST_CASE("torch_str prints exactly like PyTorch", "[format]") {
   const nlohmann::json cases = test::load_json("tests/golden/torch_format.json");

@@ -1,12 +1,6 @@
 // causal-attention: the book's §3.5 walkthrough on the command line.
 // Errors: one line on stderr, exit code 2, nothing on stdout.
-#include "config_json.hpp"
-#include "json.hpp"
-#include "output.hpp"
-#include "walkthrough.hpp"
-
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -15,6 +9,11 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include "config_json.hpp"
+#include "json.hpp"
+#include "output.hpp"
+#include "walkthrough.hpp"
 
 namespace {
 
@@ -42,7 +41,8 @@ std::string number_literal(const std::string& flag, const std::string& text) {
   return text;
 }
 
-std::vector<const ca::Stage*> select(const ca::Walkthrough& w, const std::vector<std::string>& ids) {
+std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
+                                     const std::vector<std::string>& ids) {
   std::vector<const ca::Stage*> out;
   if (ids.empty()) {
     for (const ca::Stage& s : w.stages) out.push_back(&s);
@@ -55,7 +55,8 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w, const std::vector
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw UsageError("unknown stage \"" + id + "\" (stages: " + list + ")");
     }
-    const auto it = std::find_if(w.stages.begin(), w.stages.end(), [&](const ca::Stage& s) { return s.id == id; });
+    const auto it = std::find_if(w.stages.begin(), w.stages.end(),
+                                 [&](const ca::Stage& s) { return s.id == id; });
     if (it == w.stages.end()) throw UsageError("stage \"" + id + "\" exists only with qkv_bias");
     if (std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
   }
@@ -63,8 +64,9 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w, const std::vector
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
-               "§3.5, computed exactly as PyTorch does. With no options it prints the book's tables."};
+  CLI::App app{
+      "The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
+      "§3.5, computed exactly as PyTorch does. With no options it prints the book's tables."};
   app.set_version_flag("--version", "causal-attention 1.0.0");
   std::string config_path;
   std::map<std::string, std::string> numbers;  // config key -> flag text
@@ -73,20 +75,28 @@ int run(int argc, char** argv) {
   std::vector<std::string> stages;
   std::string format = "torch";
 
-  app.add_option("--config", config_path, "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  app.add_option("--config", config_path,
+                 "JSON configuration file (- for stdin); see docs/walkthrough.md");
   const std::pair<const char*, const char*> number_flags[] = {
-      {"--seed-weights", "seed_weights"}, {"--seed-dropout", "seed_dropout"},
-      {"--seed-class", "seed_class"},     {"--d-out", "d_out"},
-      {"--dropout", "dropout"},           {"--class-dropout", "class_dropout"},
+      {"--seed-weights", "seed_weights"},
+      {"--seed-dropout", "seed_dropout"},
+      {"--seed-class", "seed_class"},
+      {"--d-out", "d_out"},
+      {"--dropout", "dropout"},
+      {"--class-dropout", "class_dropout"},
       {"--context-length", "context_length"}};
   for (const auto& [flag, key] : number_flags) {
-    app.add_option_function<std::string>(flag, [&numbers, flag = std::string(flag), key = std::string(key)](
-                                                   const std::string& v) { numbers[key] = number_literal(flag, v); },
-                                         "sets \"" + std::string(key) + "\"")
+    app.add_option_function<std::string>(
+           flag,
+           [&numbers, flag = std::string(flag), key = std::string(key)](const std::string& v) {
+             numbers[key] = number_literal(flag, v);
+           },
+           "sets \"" + std::string(key) + "\"")
         ->allow_extra_args(false);
   }
-  app.add_option_function<std::string>("--rng", [&rng](const std::string& v) { rng = v; },
-                                       "dropout's Bernoulli path: default (book, macOS, ARM, AMD) or mkl (Intel x86 Linux/Windows)");
+  app.add_option_function<std::string>(
+      "--rng", [&rng](const std::string& v) { rng = v; },
+      "dropout's Bernoulli path: default (book, macOS, ARM, AMD) or mkl (Intel x86 Linux/Windows)");
   app.add_flag("--qkv-bias", qkv_bias, "nn.Linear with bias");
   app.add_flag("--no-scale", no_scale, "softmax of the raw scores, without / sqrt(d_k)");
   app.add_flag("--eval", eval, "evaluation mode: dropout is the identity");
@@ -122,8 +132,8 @@ int run(int argc, char** argv) {
       ca::parse_config(config_path.empty() ? "{}" : read_config_file(config_path), overrides);
   if (!parsed.error.empty()) throw UsageError(parsed.error);
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config);
-  const ca::Format f = format == "json" ? ca::Format::Json
-                       : format == "csv" ? ca::Format::Csv
+  const ca::Format f = format == "json"       ? ca::Format::Json
+                       : format == "csv"      ? ca::Format::Csv
                        : format == "markdown" ? ca::Format::Markdown
                                               : ca::Format::Torch;
   std::cout << ca::render(w, select(w, stages), f);

@@ -1,12 +1,12 @@
 #include "output.hpp"
 
-#include "config_json.hpp"
-#include "json.hpp"
-#include "torch_format.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <set>
+
+#include "config_json.hpp"
+#include "json.hpp"
+#include "torch_format.hpp"
 
 namespace ca {
 namespace {
@@ -34,7 +34,8 @@ std::string fixed4(float v) {
 std::string torch(const std::vector<const Stage*>& stages) {
   std::string s;
   for (const Stage* st : stages) {
-    s += "# " + st->id + ": " + st->title + ", torch.Size([" + shape_str(st->tensor.shape, ", ") + "])\n";
+    s += "# " + st->id + ": " + st->title + ", torch.Size([" + shape_str(st->tensor.shape, ", ") +
+         "])\n";
     s += ">>> " + st->code + "\n" + torch_str(st->tensor) + "\n\n";
   }
   return s;
@@ -48,7 +49,8 @@ std::string json_out(const Walkthrough& w, const std::vector<const Stage*>& stag
     s += "{\"id\":" + json::quote(st.id) + ",\"title\":" + json::quote(st.title) +
          ",\"code\":" + json::quote(st.code) + ",\"shape\":[" + shape_str(st.tensor.shape, ",") +
          "],\"data\":[";
-    for (std::size_t i = 0; i < st.tensor.numel(); ++i) s += (i ? "," : "") + json::number(st.tensor.data[i]);
+    for (std::size_t i = 0; i < st.tensor.numel(); ++i)
+      s += (i ? "," : "") + json::number(st.tensor.data[i]);
     s += "]}";
   }
   return s + "\n]}\n";
@@ -72,9 +74,16 @@ std::string csv(const std::vector<const Stage*>& stages) {
 
 // Markdown tables: token labels on token axes, feature indices elsewhere.
 std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stages) {
-  static const std::set<std::string> kTokenColumns = {
-      "attn_scores", "attn_weights", "mask_simple", "masked_simple", "masked_simple_norm",
-      "mask", "masked", "attn_weights_causal", "dropout_example", "attn_weights_dropped"};
+  static const std::set<std::string> kTokenColumns = {"attn_scores",
+                                                      "attn_weights",
+                                                      "mask_simple",
+                                                      "masked_simple",
+                                                      "masked_simple_norm",
+                                                      "mask",
+                                                      "masked",
+                                                      "attn_weights_causal",
+                                                      "dropout_example",
+                                                      "attn_weights_dropped"};
   const auto cell = [](std::string text) {  // keep labels from breaking the table
     std::string out;
     for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -83,10 +92,12 @@ std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stag
   std::string s;
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
-    const bool weight = st->id.find("W_") != std::string::npos || st->id.find("b_") != std::string::npos;
+    const bool weight =
+        st->id.find("W_") != std::string::npos || st->id.find("b_") != std::string::npos;
     const bool token_cols = kTokenColumns.count(st->id) > 0;
     const int rows = t.dim() == 1 ? 1 : t.rows(), cols = t.cols();
-    s += "### `" + st->id + "`: " + st->title + " (" + shape_str(t.shape, "×") + ")\n\n`" + st->code + "`\n";
+    s += "### `" + st->id + "`: " + st->title + " (" + shape_str(t.shape, "×") + ")\n\n`" +
+         st->code + "`\n";
     const int batches = t.dim() == 3 ? t.shape[0] : 1;
     for (int b = 0; b < batches; ++b) {
       if (batches > 1) s += "\nbatch[" + std::to_string(b) + "]\n";
@@ -114,10 +125,14 @@ std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stag
 
 std::string render(const Walkthrough& w, const std::vector<const Stage*>& stages, Format format) {
   switch (format) {
-    case Format::Torch: return torch(stages);
-    case Format::Json: return json_out(w, stages);
-    case Format::Csv: return csv(stages);
-    case Format::Markdown: return markdown(w, stages);
+    case Format::Torch:
+      return torch(stages);
+    case Format::Json:
+      return json_out(w, stages);
+    case Format::Csv:
+      return csv(stages);
+    case Format::Markdown:
+      return markdown(w, stages);
   }
   return "";
 }

@@ -1,10 +1,10 @@
 // The CLI's output formats for a walkthrough: torch (the notebook), json, csv, markdown.
 #pragma once
 
-#include "walkthrough.hpp"
-
 #include <string>
 #include <vector>
+
+#include "walkthrough.hpp"
 
 namespace ca {
 

@@ -52,7 +52,9 @@ class Formatter {
       sci_mode_ = max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4;
     }
     for (const double v : vals) {
-      const std::string s = sci_mode_ ? py_format(v, 'e') : int_mode_ ? py_format(v, 'i') + "." : py_format(v, 'f');
+      const std::string s = sci_mode_   ? py_format(v, 'e')
+                            : int_mode_ ? py_format(v, 'i') + "."
+                                        : py_format(v, 'f');
       width_ = std::max(width_, static_cast<int>(s.size()));
     }
   }
@@ -109,8 +111,10 @@ std::vector<int> shown(int size, bool summarize) {
 void collect(const View& v, bool summarize, std::vector<float>& out) {
   for (const int i : shown(v.shape[0], summarize)) {
     if (i < 0) continue;
-    if (v.shape.size() == 1) out.push_back(v.data[i]);
-    else collect(v.sub(i), summarize, out);
+    if (v.shape.size() == 1)
+      out.push_back(v.data[i]);
+    else
+      collect(v.sub(i), summarize, out);
   }
 }
 
@@ -118,7 +122,8 @@ std::string tensor_str(const View& v, int indent, bool summarize, const Formatte
   if (v.shape.size() == 1) {  // _vector_str
     const int per_line = std::max(1, (kLineWidth - indent) / (f.width() + 2));
     std::vector<std::string> items;
-    for (const int i : shown(v.shape[0], summarize)) items.push_back(i < 0 ? " ..." : f.format(v.data[i]));
+    for (const int i : shown(v.shape[0], summarize))
+      items.push_back(i < 0 ? " ..." : f.format(v.data[i]));
     std::string s = "[";
     for (std::size_t k = 0; k < items.size(); ++k) {
       if (k > 0) s += k % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
@@ -126,7 +131,8 @@ std::string tensor_str(const View& v, int indent, bool summarize, const Formatte
     }
     return s + "]";
   }
-  const std::string sep = "," + std::string(v.shape.size() - 1, '\n') + std::string(indent + 1, ' ');
+  const std::string sep =
+      "," + std::string(v.shape.size() - 1, '\n') + std::string(indent + 1, ' ');
   std::string s = "[";
   bool first = true;
   for (const int i : shown(v.shape[0], summarize)) {
@@ -146,7 +152,8 @@ std::string torch_str(const Tensor& t) {
   const bool summarize = t.numel() > kThreshold;
   std::vector<float> measured;
   collect(v, summarize, measured);
-  return prefix + tensor_str(v, static_cast<int>(prefix.size()), summarize, Formatter(measured)) + ")";
+  return prefix + tensor_str(v, static_cast<int>(prefix.size()), summarize, Formatter(measured)) +
+         ")";
 }
 
 }  // namespace ca

@@ -2,9 +2,9 @@
 // default print options (precision 4, linewidth 80, threshold 1000, edgeitems 3).
 #pragma once
 
-#include "tensor.hpp"
-
 #include <string>
+
+#include "tensor.hpp"
 
 namespace ca {
 

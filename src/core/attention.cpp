@@ -8,16 +8,20 @@ namespace ca {
 
 namespace {
 
-// out (m, n) = a (m, k) @ b(n, k)^T, each output one float32 dot product summed in order
-// from +0, as PyTorch's BLAS sgemm computes it: bit-identical results on every target.
-void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
+// out (m, n) = a (m, k) @ b (k, n). Each output is the float32 sum of its k products in
+// order from +0, as PyTorch's BLAS sgemm adds them, so results are bit-identical on every
+// target; the loop runs across a row of outputs (an axpy per l), which vectorises.
+void matmul(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
+  out.setZero();
   for (Eigen::Index i = 0; i < out.rows(); ++i) {
-    for (Eigen::Index j = 0; j < out.cols(); ++j) {
-      float sum = 0.0f;
-      for (Eigen::Index l = 0; l < a.cols(); ++l) sum += a(i, l) * b(j, l);
-      out(i, j) = sum;
-    }
+    for (Eigen::Index l = 0; l < a.cols(); ++l) out.row(i).noalias() += a(i, l) * b.row(l);
   }
+}
+
+// out (m, n) = a (m, k) @ b(n, k)^T, through a row-major copy of b^T.
+void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
+  const RowMatrix b_t = b.transpose();
+  matmul(out, a, b_t);
 }
 
 }  // namespace
@@ -55,9 +59,7 @@ Tensor lower_triangle(int n) {
   return tril;
 }
 
-void multiply(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  out = a.cwiseProduct(b);
-}
+void multiply(MatrixMap out, const MatrixIn& a, const MatrixIn& b) { out = a.cwiseProduct(b); }
 
 void row_sums(MatrixMap sums, const MatrixIn& a) {
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
@@ -85,7 +87,7 @@ void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
 }
 
 void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn& values) {
-  matmul_transposed(context, weights, values.transpose());
+  matmul(context, weights, values);
 }
 
 float score_divisor(int d_k, bool scale) {

@@ -7,8 +7,7 @@
 namespace ca {
 
 // Pass 1: y (T, out) = x (T, in) @ weight(out, in)^T + bias (out), as nn.Linear.
-void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight,
-                    const float* bias);
+void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight, const float* bias);
 
 // Pass 2: scores (T, T) = queries (T, d) @ keys(T, d)^T.
 void scores_forward(MatrixMap scores, const MatrixIn& queries, const MatrixIn& keys);
@@ -32,8 +31,7 @@ void divide_rows(MatrixMap out, const MatrixIn& a, const MatrixIn& sums);
 void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor);
 
 // Pass 5: context (T, d) = weights (T, T) @ values (T, d).
-void context_forward(MatrixMap context, const MatrixIn& weights,
-                     const MatrixIn& values);
+void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn& values);
 
 // sqrt(d_k) as `keys.shape[-1]**0.5`, or 1 when the scores are not scaled.
 float score_divisor(int d_k, bool scale);

@@ -1,8 +1,8 @@
 #include "config.hpp"
 
-#include "text.hpp"
-
 #include <cmath>
+
+#include "text.hpp"
 
 namespace ca {
 namespace {
@@ -35,18 +35,22 @@ std::string validate(const Config& c) {
     if (c.inputs.dim() != 2 || c.inputs.numel() == 0) return "\"inputs\" is empty";
     for (std::size_t i = 0; i < c.inputs.numel(); ++i) {
       if (!std::isfinite(c.inputs.data[i])) {
-        return cat({"\"inputs\"[", decimal(i / d_in), "][", decimal(i % d_in), "] is not a finite float32 number"});
+        return cat({"\"inputs\"[", decimal(i / d_in), "][", decimal(i % d_in),
+                    "] is not a finite float32 number"});
       }
     }
   }
   if (T > kMaxTokens) {
-    return cat({"\"inputs\" has ", decimal(T), " tokens; at most ", decimal(kMaxTokens), " are supported"});
+    return cat({"\"inputs\" has ", decimal(T), " tokens; at most ", decimal(kMaxTokens),
+                " are supported"});
   }
   if (d_in > kMaxDim) {
-    return cat({"\"inputs\" rows have ", decimal(d_in), " values; at most ", decimal(kMaxDim), " are supported"});
+    return cat({"\"inputs\" rows have ", decimal(d_in), " values; at most ", decimal(kMaxDim),
+                " are supported"});
   }
   if (!c.tokens.empty() && static_cast<int>(c.tokens.size()) != T) {
-    return cat({"\"tokens\" has length ", decimal(c.tokens.size()), " but \"inputs\" has ", decimal(T), " rows"});
+    return cat({"\"tokens\" has length ", decimal(c.tokens.size()), " but \"inputs\" has ",
+                decimal(T), " rows"});
   }
   for (const std::string& t : c.tokens) {
     if (t.size() > kMaxTokenLength) {
@@ -54,7 +58,8 @@ std::string validate(const Config& c) {
     }
   }
   if (c.d_out < 1 || c.d_out > kMaxDim) {
-    return cat({"\"d_out\" must be between 1 and ", decimal(kMaxDim), " (got ", decimal(c.d_out), ")"});
+    return cat(
+        {"\"d_out\" must be between 1 and ", decimal(kMaxDim), " (got ", decimal(c.d_out), ")"});
   }
   if (!is_probability(c.dropout)) {
     return cat({"\"dropout\" must be between 0 and 1 (got ", shortest(c.dropout), ")"});
@@ -63,10 +68,12 @@ std::string validate(const Config& c) {
     return cat({"\"class_dropout\" must be between 0 and 1 (got ", shortest(c.class_dropout), ")"});
   }
   if (c.context_length < 0 || c.context_length > kMaxTokens) {
-    return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ", decimal(c.context_length), ")"});
+    return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ",
+                decimal(c.context_length), ")"});
   }
   if (c.context_length != 0 && T > c.context_length) {
-    return cat({decimal(T), " tokens exceed CausalAttention's context_length ", decimal(c.context_length)});
+    return cat({decimal(T), " tokens exceed CausalAttention's context_length ",
+                decimal(c.context_length)});
   }
   return "";
 }

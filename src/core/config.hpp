@@ -1,13 +1,13 @@
 // The walkthrough's configuration. Every default is the book's and lives here only.
 #pragma once
 
-#include "generator.hpp"
-#include "tensor.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "generator.hpp"
+#include "tensor.hpp"
 
 namespace ca {
 
@@ -24,18 +24,18 @@ struct RandnInputs {
 };
 
 struct Config {
-  Tensor inputs = book_inputs();      // (T, d_in), ignored when `randn` is set
-  std::optional<RandnInputs> randn;   // inputs drawn by torch.randn instead
-  std::vector<std::string> tokens;    // T row labels; empty: default_tokens(T)
+  Tensor inputs = book_inputs();     // (T, d_in), ignored when `randn` is set
+  std::optional<RandnInputs> randn;  // inputs drawn by torch.randn instead
+  std::vector<std::string> tokens;   // T row labels; empty: default_tokens(T)
   int d_out = 2;
   bool qkv_bias = false;
-  bool scale = true;                  // divide scores by sqrt(d_k) before softmax
-  std::uint64_t seed_weights = 789;   // seeds SelfAttention_v2's three nn.Linear
-  std::uint64_t seed_dropout = 123;   // torch.manual_seed before each dropout stage
-  double dropout = 0.5;               // p of the dropout demo
-  std::uint64_t seed_class = 123;     // seeds CausalAttention
-  double class_dropout = 0.0;         // CausalAttention's own dropout
-  int context_length = 0;             // CausalAttention's mask size; 0: the number of tokens
+  bool scale = true;                 // divide scores by sqrt(d_k) before softmax
+  std::uint64_t seed_weights = 789;  // seeds SelfAttention_v2's three nn.Linear
+  std::uint64_t seed_dropout = 123;  // torch.manual_seed before each dropout stage
+  double dropout = 0.5;              // p of the dropout demo
+  std::uint64_t seed_class = 123;    // seeds CausalAttention
+  double class_dropout = 0.0;        // CausalAttention's own dropout
+  int context_length = 0;            // CausalAttention's mask size; 0: the number of tokens
   DropoutRng rng = DropoutRng::Default;
   bool train = true;
 

@@ -1,12 +1,12 @@
 #include "config_json.hpp"
 
-#include "json.hpp"
-#include "text.hpp"
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+
+#include "json.hpp"
+#include "text.hpp"
 
 namespace ca {
 namespace {
@@ -36,7 +36,8 @@ std::string read_int(const Value& v, const std::string& key, int min, int max, i
   const std::string range = "an integer between " + decimal(min) + " and " + decimal(max);
   if (!integral(v)) return range_error(key, range, v);
   errno = 0;
-  const double n = v.text.empty() ? v.number : static_cast<double>(std::strtoll(v.text.c_str(), nullptr, 10));
+  const double n =
+      v.text.empty() ? v.number : static_cast<double>(std::strtoll(v.text.c_str(), nullptr, 10));
   if (errno == ERANGE || n < min || n > max) return range_error(key, range, v);
   out = static_cast<int>(n);
   return "";
@@ -80,8 +81,10 @@ std::string read_randn(const Value& v, Config& c) {
       if (item.kind != Kind::Array || item.items.size() != 2) {
         return "\"inputs\": \"randn\" must be [tokens, d_in]";
       }
-      if (std::string e = read_int(item.items[0], "randn[0]", 1, kMaxTokens, r.rows); !e.empty()) return "\"inputs\": " + e;
-      if (std::string e = read_int(item.items[1], "randn[1]", 1, kMaxDim, r.cols); !e.empty()) return "\"inputs\": " + e;
+      if (std::string e = read_int(item.items[0], "randn[0]", 1, kMaxTokens, r.rows); !e.empty())
+        return "\"inputs\": " + e;
+      if (std::string e = read_int(item.items[1], "randn[1]", 1, kMaxDim, r.cols); !e.empty())
+        return "\"inputs\": " + e;
       has_size = true;
     } else if (key == "seed") {
       if (std::string e = read_seed(item, "seed", r.seed); !e.empty()) return "\"inputs\": " + e;
@@ -96,23 +99,28 @@ std::string read_randn(const Value& v, Config& c) {
 
 std::string read_inputs(const Value& v, Config& c) {
   if (v.kind == Kind::Object) return read_randn(v, c);
-  if (v.kind != Kind::Array) return type_error("inputs", "an array of rows or {\"randn\": [T, D]}", v);
+  if (v.kind != Kind::Array)
+    return type_error("inputs", "an array of rows or {\"randn\": [T, D]}", v);
   if (v.items.empty()) return "\"inputs\" is empty";
   if (v.items.size() > static_cast<std::size_t>(kMaxTokens)) {
-    return cat({"\"inputs\" has ", decimal(v.items.size()), " tokens; at most ", decimal(kMaxTokens), " are supported"});
+    return cat({"\"inputs\" has ", decimal(v.items.size()), " tokens; at most ",
+                decimal(kMaxTokens), " are supported"});
   }
   const std::size_t d_in = v.items[0].items.size();
   std::vector<float> data;
   for (std::size_t i = 0; i < v.items.size(); ++i) {
     const Value& row = v.items[i];
     const std::string where = "\"inputs\"[" + decimal(i) + "]";
-    if (row.kind != Kind::Array) return cat({where, " must be an array of numbers (got ", json::describe(row.kind), ")"});
+    if (row.kind != Kind::Array)
+      return cat({where, " must be an array of numbers (got ", json::describe(row.kind), ")"});
     if (row.items.empty()) return where + " is empty";
     if (row.items.size() > static_cast<std::size_t>(kMaxDim)) {
-      return cat({where, " has ", decimal(row.items.size()), " values; at most ", decimal(kMaxDim), " are supported"});
+      return cat({where, " has ", decimal(row.items.size()), " values; at most ", decimal(kMaxDim),
+                  " are supported"});
     }
     if (row.items.size() != d_in) {
-      return cat({"\"inputs\" is ragged: row ", decimal(i), " has length ", decimal(row.items.size()), ", row 0 has length ", decimal(d_in)});
+      return cat({"\"inputs\" is ragged: row ", decimal(i), " has length ",
+                  decimal(row.items.size()), ", row 0 has length ", decimal(d_in)});
     }
     for (std::size_t j = 0; j < d_in; ++j) {
       const Value& x = row.items[j];
@@ -122,7 +130,8 @@ std::string read_inputs(const Value& v, Config& c) {
                (x.kind == Kind::String ? json::quote(x.text) : json::describe(x.kind)) + ")";
       }
       const float f = static_cast<float>(x.number);  // decimal -> double -> float, as torch.tensor
-      if (!std::isfinite(f)) return cat({cell, " is not a finite float32 number (got ", json::literal(x), ")"});
+      if (!std::isfinite(f))
+        return cat({cell, " is not a finite float32 number (got ", json::literal(x), ")"});
       data.push_back(f);
     }
   }
@@ -136,7 +145,8 @@ std::string read_tokens(const Value& v, Config& c) {
   c.tokens.clear();
   for (const Value& t : v.items) {
     if (t.kind != Kind::String) {
-      return cat({"\"tokens\" must contain only strings (got ", std::string(json::describe(t.kind)), ")"});
+      return cat(
+          {"\"tokens\" must contain only strings (got ", std::string(json::describe(t.kind)), ")"});
     }
     c.tokens.push_back(t.text);
   }
@@ -145,9 +155,12 @@ std::string read_tokens(const Value& v, Config& c) {
 }
 
 std::string read_rng(const Value& v, Config& c) {
-  if (v.kind == Kind::String && v.text == "default") c.rng = DropoutRng::Default;
-  else if (v.kind == Kind::String && v.text == "mkl") c.rng = DropoutRng::Mkl;
-  else return "\"rng\" must be \"default\" or \"mkl\"";
+  if (v.kind == Kind::String && v.text == "default")
+    c.rng = DropoutRng::Default;
+  else if (v.kind == Kind::String && v.text == "mkl")
+    c.rng = DropoutRng::Mkl;
+  else
+    return "\"rng\" must be \"default\" or \"mkl\"";
   return "";
 }
 
@@ -185,7 +198,8 @@ ParsedConfig read_config(const json::Value& doc, const json::Value* overrides) {
   ParsedConfig out;
   for (const json::Value* d : {&doc, overrides}) {
     if (d != nullptr && d->kind != Kind::Object) {
-      out.error = std::string("the configuration must be a JSON object (got ") + json::describe(d->kind) + ")";
+      out.error = std::string("the configuration must be a JSON object (got ") +
+                  json::describe(d->kind) + ")";
       return out;
     }
   }

@@ -2,11 +2,11 @@
 // so that both accept the same text and reject it with the same message.
 #pragma once
 
-#include "config.hpp"
-#include "json.hpp"
-
 #include <string>
 #include <string_view>
+
+#include "config.hpp"
+#include "json.hpp"
 
 namespace ca {
 

@@ -1,9 +1,9 @@
 // Each function names the PyTorch 1.13 kernel it reproduces (aten/src/ATen/native/cpu/).
 #include "generator.hpp"
 
-#include "avx2_math.hpp"
-
 #include <cmath>
+
+#include "avx2_math.hpp"
 
 namespace ca {
 namespace {

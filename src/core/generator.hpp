@@ -3,11 +3,11 @@
 // tests/golden/rng.json, made by PyTorch itself).
 #pragma once
 
-#include "tensor.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <random>
+
+#include "tensor.hpp"
 
 namespace ca {
 

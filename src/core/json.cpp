@@ -1,9 +1,9 @@
 #include "json.hpp"
 
-#include "text.hpp"
-
 #include <cmath>
 #include <cstdlib>
+
+#include "text.hpp"
 
 namespace ca::json {
 namespace {
@@ -168,10 +168,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char h = s_[pos_++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= h - '0';
-      else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
-      else return fail("invalid \\u escape");
+      if (h >= '0' && h <= '9')
+        cp |= h - '0';
+      else if (h >= 'a' && h <= 'f')
+        cp |= h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        cp |= h - 'A' + 10;
+      else
+        return fail("invalid \\u escape");
     }
     return true;
   }
@@ -189,14 +193,30 @@ class Parser {
       if (pos_ >= s_.size()) break;
       const char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = 0;
           if (!hex4(cp)) return false;
@@ -212,7 +232,8 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default: return fail("invalid escape");
+        default:
+          return fail("invalid escape");
       }
     }
     return fail("unterminated string");
@@ -232,12 +253,18 @@ ParseResult parse(std::string_view text) { return Parser(text).run(); }
 
 const char* describe(Value::Kind kind) {
   switch (kind) {
-    case Value::Kind::Null: return "null";
-    case Value::Kind::Bool: return "a boolean";
-    case Value::Kind::Number: return "a number";
-    case Value::Kind::String: return "a string";
-    case Value::Kind::Array: return "an array";
-    case Value::Kind::Object: return "an object";
+    case Value::Kind::Null:
+      return "null";
+    case Value::Kind::Bool:
+      return "a boolean";
+    case Value::Kind::Number:
+      return "a number";
+    case Value::Kind::String:
+      return "a string";
+    case Value::Kind::Array:
+      return "an array";
+    case Value::Kind::Object:
+      return "an object";
   }
   return "?";
 }
@@ -246,11 +273,21 @@ std::string quote(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\\u00";
@@ -293,10 +330,14 @@ std::string literal(const Value& v) { return v.text.empty() ? number(v.number) :
 
 std::string write(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::Null: return "null";
-    case Value::Kind::Bool: return v.boolean ? "true" : "false";
-    case Value::Kind::Number: return literal(v);
-    case Value::Kind::String: return quote(v.text);
+    case Value::Kind::Null:
+      return "null";
+    case Value::Kind::Bool:
+      return v.boolean ? "true" : "false";
+    case Value::Kind::Number:
+      return literal(v);
+    case Value::Kind::String:
+      return quote(v.text);
     case Value::Kind::Array: {
       std::string s = "[";
       for (std::size_t i = 0; i < v.items.size(); ++i) s += (i ? "," : "") + write(v.items[i]);

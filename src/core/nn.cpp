@@ -1,11 +1,11 @@
 #include "nn.hpp"
 
-#include "attention.hpp"
-#include "text.hpp"
-
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "attention.hpp"
+#include "text.hpp"
 
 namespace ca {
 
@@ -27,8 +27,8 @@ Linear::Linear(int in_features, int out_features, bool with_bias, Generator& gen
 Tensor Linear::operator()(const Tensor& x) const {
   const int in = weight.shape[1], out = weight.shape[0];
   if (x.cols() != in) {
-    throw std::invalid_argument("Linear: input has " + decimal(x.cols()) +
-                                " features, expected " + decimal(in));
+    throw std::invalid_argument("Linear: input has " + decimal(x.cols()) + " features, expected " +
+                                decimal(in));
   }
   std::vector<int> shape = x.shape;
   shape.back() = out;
@@ -83,7 +83,8 @@ CausalAttention::CausalAttention(int d_in, int d_out, int context_length_, doubl
       mask(causal_mask(context_length_)) {}
 
 Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
-  if (x.dim() != 3) throw std::invalid_argument("CausalAttention: input must be (b, num_tokens, d_in)");
+  if (x.dim() != 3)
+    throw std::invalid_argument("CausalAttention: input must be (b, num_tokens, d_in)");
   const int B = x.shape[0], T = x.shape[1], d_out = W_query.weight.shape[0];
   if (T > context_length) {
     throw std::invalid_argument("CausalAttention: " + decimal(T) +
@@ -99,7 +100,8 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   }
   // One dropout over the whole (B, T, T) tensor: the draws run across the batch in order.
   const Tensor dropped = dropout(weights, dropout_p, training, gen, rng);
-  for (int b = 0; b < B; ++b) context_forward(context.matrix(b), dropped.matrix(b), values.matrix(b));
+  for (int b = 0; b < B; ++b)
+    context_forward(context.matrix(b), dropped.matrix(b), values.matrix(b));
   return context;
 }
 

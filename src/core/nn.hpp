@@ -2,16 +2,16 @@
 // and CausalAttention. Constructors draw from the generator in PyTorch's order.
 #pragma once
 
+#include <optional>
+
 #include "generator.hpp"
 #include "tensor.hpp"
-
-#include <optional>
 
 namespace ca {
 
 // nn.Linear(in_features, out_features, bias).
 struct Linear {
-  Tensor weight;               // (out, in): kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in))
+  Tensor weight;  // (out, in): kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in))
   std::optional<Tensor> bias;  // (out): U(-1/sqrt(in), 1/sqrt(in)), drawn after the weight
 
   Linear(int in_features, int out_features, bool with_bias, Generator& gen);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <functional>
 #include <numeric>

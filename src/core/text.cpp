@@ -159,7 +159,8 @@ std::string shortest_of(Bits bits) {
   constexpr int kBias = (1 << (kExponentBits - 1)) - 1;
   constexpr int kMinE = 1 - kBias - (kPrecision - 1);
   const bool negative = (bits >> (sizeof(Bits) * 8 - 1)) != 0;
-  const int biased = static_cast<int>((bits >> (kPrecision - 1)) & ((Bits{1} << kExponentBits) - 1));
+  const int biased =
+      static_cast<int>((bits >> (kPrecision - 1)) & ((Bits{1} << kExponentBits) - 1));
   std::uint64_t f = bits & ((Bits{1} << (kPrecision - 1)) - 1);
   if (biased == 0 && f == 0) return negative ? "-0" : "0";
   int e = kMinE;

@@ -1,7 +1,7 @@
 // Text without printf and without chains of std::string temporaries, both of which cost the
-// WebAssembly module kilobytes: concatenation, integers, and the shortest decimal that reads back as the same float32 or double, in Python's repr
-// style ("0.43", "1e-05", "1e+16"), by exact bignum arithmetic (Burger & Dybvig's
-// free-format algorithm).
+// WebAssembly module kilobytes: concatenation, integers, and the shortest decimal that reads back
+// as the same float32 or double, in Python's repr style ("0.43", "1e-05", "1e+16"), by exact bignum
+// arithmetic (Burger & Dybvig's free-format algorithm).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +21,10 @@ std::string decimal_unsigned(std::uint64_t v);
 // Any integer in decimal, like std::to_string (which libc++ builds on snprintf).
 template <typename Int, typename = std::enable_if_t<std::is_integral_v<Int>>>
 std::string decimal(Int v) {
-  if constexpr (std::is_signed_v<Int>) return decimal_signed(v);
-  else return decimal_unsigned(v);
+  if constexpr (std::is_signed_v<Int>)
+    return decimal_signed(v);
+  else
+    return decimal_unsigned(v);
 }
 
 // Precondition: v is finite.

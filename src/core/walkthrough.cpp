@@ -1,11 +1,11 @@
 #include "walkthrough.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "attention.hpp"
 #include "nn.hpp"
 #include "text.hpp"
-
-#include <algorithm>
-#include <stdexcept>
 
 namespace ca {
 namespace {
@@ -31,15 +31,23 @@ constexpr StageInfo kStages[] = {
     {"keys", "Keys", "keys = sa_v2.W_key(inputs)"},
     {"values", "Values", "values = sa_v2.W_value(inputs)"},
     {"attn_scores", "Attention scores", "attn_scores = queries @ keys.T"},
-    {"attn_weights", "Attention weights", "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)"},
+    {"attn_weights", "Attention weights",
+     "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)"},
     {"context_vec", "Context vectors of SelfAttention_v2", "context_vec = attn_weights @ values"},
-    {"mask_simple", "Simple mask (lower triangle of ones)", "mask_simple = torch.tril(torch.ones({T}, {T}))"},
-    {"masked_simple", "Weights times the simple mask", "masked_simple = attn_weights * mask_simple"},
-    {"row_sums", "Row sums of the masked weights", "row_sums = masked_simple.sum(dim=-1, keepdim=True)"},
-    {"masked_simple_norm", "Renormalised masked weights", "masked_simple_norm = masked_simple / row_sums"},
-    {"mask", "Efficient mask (ones above the diagonal)", "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)"},
-    {"masked", "Scores masked with -inf", "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)"},
-    {"attn_weights_causal", "Causal attention weights", "attn_weights = torch.softmax(masked{scaled}, dim=-1)"},
+    {"mask_simple", "Simple mask (lower triangle of ones)",
+     "mask_simple = torch.tril(torch.ones({T}, {T}))"},
+    {"masked_simple", "Weights times the simple mask",
+     "masked_simple = attn_weights * mask_simple"},
+    {"row_sums", "Row sums of the masked weights",
+     "row_sums = masked_simple.sum(dim=-1, keepdim=True)"},
+    {"masked_simple_norm", "Renormalised masked weights",
+     "masked_simple_norm = masked_simple / row_sums"},
+    {"mask", "Efficient mask (ones above the diagonal)",
+     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)"},
+    {"masked", "Scores masked with -inf",
+     "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)"},
+    {"attn_weights_causal", "Causal attention weights",
+     "attn_weights = torch.softmax(masked{scaled}, dim=-1)"},
     {"dropout_example", "Dropout applied to a matrix of ones",
      "torch.manual_seed({seed_dropout}); dropout = torch.nn.Dropout({dropout}){eval}; "
      "dropout(torch.ones({T}, {T}))"},
@@ -102,7 +110,8 @@ std::string expand(const char* tmpl, const Variables& vars) {
   for (std::size_t open = s.find('{'); open != std::string::npos; open = s.find('{', open)) {
     const std::size_t close = s.find('}', open);
     const std::string name = s.substr(open + 1, close - open - 1);
-    const auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
+    const auto it =
+        std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
     const std::string& value = it->second;  // every placeholder of kStages is in `variables`
     s.replace(open, close - open + 1, value);
     open += value.size();
@@ -117,8 +126,9 @@ class Builder {
     w_.stages.reserve(std::size(kStages));
   }
   const Tensor& add(const char* id, Tensor t) {
-    const StageInfo* info = std::find_if(std::begin(kStages), std::end(kStages),
-                                         [&](const StageInfo& s) { return std::string(s.id) == id; });
+    const StageInfo* info =
+        std::find_if(std::begin(kStages), std::end(kStages),
+                     [&](const StageInfo& s) { return std::string(s.id) == id; });
     w_.stages.push_back(Stage{info->id, info->title, expand(info->code, vars_), std::move(t)});
     return w_.stages.back().tensor;
   }
@@ -126,7 +136,8 @@ class Builder {
   void weights(const std::string& prefix, const Linear* const (&linears)[3]) {
     static const char* const kNames[] = {"query", "key", "value"};
     for (int i = 0; i < 3; ++i) add((prefix + "W_" + kNames[i]).c_str(), linears[i]->weight);
-    for (int i = 0; linears[0]->bias && i < 3; ++i) add((prefix + "b_" + kNames[i]).c_str(), *linears[i]->bias);
+    for (int i = 0; linears[0]->bias && i < 3; ++i)
+      add((prefix + "b_" + kNames[i]).c_str(), *linears[i]->bias);
   }
 
  private:
@@ -150,7 +161,8 @@ bool is_bias_stage(const std::string& id) {
 }
 
 Walkthrough run_walkthrough(const Config& config) {
-  if (const std::string error = validate(config); !error.empty()) throw std::invalid_argument(error);
+  if (const std::string error = validate(config); !error.empty())
+    throw std::invalid_argument(error);
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   Builder out(w, c);

@@ -2,11 +2,11 @@
 // Stage ids are the one name of each concept in the CLI, the JSON, the JS API and the page.
 #pragma once
 
-#include "config.hpp"
-#include "tensor.hpp"
-
 #include <string>
 #include <vector>
+
+#include "config.hpp"
+#include "tensor.hpp"
 
 namespace ca {
 

@@ -3,17 +3,17 @@
 // text and no strtod in the module), so the JS API and the CLI share one reader and one
 // set of messages. Errors come back as {error: message}, never as a C++ exception crossing
 // into JS (that leaks wasm stack on every throw); web/lib/api.js throws them as Errors.
-#include "config_json.hpp"
-#include "json.hpp"
-#include "walkthrough.hpp"
-
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
-using emscripten::val;
+#include "config_json.hpp"
+#include "json.hpp"
+#include "walkthrough.hpp"
+
 using ca::json::Value;
+using emscripten::val;
 
 namespace {
 
@@ -24,7 +24,8 @@ Value from_js(const val& v, int depth) {
   const std::string type = v.typeOf().as<std::string>();
   if (type == "number") return ca::json::make_number(v.as<double>());
   if (type == "bigint") {  // exact integers beyond 2^53, e.g. seeds up to 2^64 - 1
-    return ca::json::make_number(val::global("Number")(v).as<double>(), v.call<std::string>("toString"));
+    return ca::json::make_number(val::global("Number")(v).as<double>(),
+                                 v.call<std::string>("toString"));
   }
   if (type == "string") return ca::json::make_string(v.as<std::string>());
   if (type == "boolean") return ca::json::make_bool(v.as<bool>());
@@ -48,9 +49,12 @@ Value from_js(const val& v, int depth) {
 
 val to_js(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::Bool: return val(v.boolean);
-    case Value::Kind::Number: return val(v.number);
-    case Value::Kind::String: return val(v.text);
+    case Value::Kind::Bool:
+      return val(v.boolean);
+    case Value::Kind::Number:
+      return val(v.number);
+    case Value::Kind::String:
+      return val(v.text);
     case Value::Kind::Array: {
       val a = val::array();
       for (std::size_t i = 0; i < v.items.size(); ++i) a.set(i, to_js(v.items[i]));
@@ -61,7 +65,8 @@ val to_js(const Value& v) {
       for (const auto& [key, item] : v.members) o.set(key, to_js(item));
       return o;
     }
-    case Value::Kind::Null: break;
+    case Value::Kind::Null:
+      break;
   }
   return val::null();
 }

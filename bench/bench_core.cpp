@@ -1,0 +1,71 @@
+// Figures, not pass/fail: the walkthrough and its attention passes at growing sizes.
+// Run: build/native/bench/ca_bench (build-scripts/test.sh prints a short run).
+#include <benchmark/benchmark.h>
+
+#include "attention.hpp"
+#include "config_json.hpp"
+#include "generator.hpp"
+#include "walkthrough.hpp"
+
+namespace {
+
+ca::Config randn_config(int T, int d) {
+  ca::Config c;
+  c.randn = ca::RandnInputs{T, d, 1};
+  c.d_out = d;
+  return c;
+}
+
+// The whole walkthrough, every stage, as the page recomputes it after an edit.
+void BM_Walkthrough(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0));
+  const ca::Config c = T == 6 ? ca::Config{} : randn_config(T, 16);
+  for (auto _ : state) benchmark::DoNotOptimize(ca::run_walkthrough(c));
+  state.SetLabel(T == 6 ? "the book" : "d_in = d_out = 16");
+}
+BENCHMARK(BM_Walkthrough)->Arg(6)->Arg(32)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond);
+
+// Parsing and validating the configuration JSON (the CLI's path).
+void BM_ParseConfig(benchmark::State& state) {
+  const std::string json =
+      R"({"inputs": [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+    [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]], "dropout": 0.1, "rng": "mkl"})";
+  for (auto _ : state) benchmark::DoNotOptimize(ca::parse_config(json));
+}
+BENCHMARK(BM_ParseConfig);
+
+// Passes 2-5 on one sequence: the fast passes and the naive double-precision reference.
+void BM_AttentionPasses(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0)), d = 64;
+  ca::Generator gen(1);
+  const ca::Tensor q = ca::randn({T, d}, gen), k = ca::randn({T, d}, gen),
+                   v = ca::randn({T, d}, gen);
+  ca::Tensor scores({T, T}), weights({T, T}), context({T, d});
+  const ca::Tensor mask = ca::causal_mask(T);
+  for (auto _ : state) {
+    ca::scores_forward(scores.matrix(), q.matrix(), k.matrix());
+    ca::masked_fill(scores.matrix(), mask.matrix());
+    ca::softmax_forward(weights.matrix(), scores.matrix(), ca::score_divisor(d, true));
+    ca::context_forward(context.matrix(), weights.matrix(), v.matrix());
+    benchmark::DoNotOptimize(context.data.data());
+  }
+  state.SetItemsProcessed(state.iterations() * T);
+}
+BENCHMARK(BM_AttentionPasses)->Arg(32)->Arg(256)->Unit(benchmark::kMicrosecond);
+
+void BM_AttentionNaive(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0)), d = 64;
+  ca::Generator gen(1);
+  const ca::Tensor q = ca::randn({T, d}, gen), k = ca::randn({T, d}, gen),
+                   v = ca::randn({T, d}, gen);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        ca::attention_forward_naive(q.matrix(), k.matrix(), v.matrix(), true, true));
+  }
+  state.SetItemsProcessed(state.iterations() * T);
+}
+BENCHMARK(BM_AttentionNaive)->Arg(32)->Arg(256)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
