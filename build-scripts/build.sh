@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Builds the native CLI and tests (build/native), the WebAssembly module (build/wasm), and
-# assembles the self-contained page directory build/web/ (copy it anywhere, or open
-# build/web/index.html from disk).
+# Builds the native CLI and tests, the WebAssembly module, and assembles the self-contained
+# page directory web/ (copy it anywhere, or open web/index.html from disk). Everything goes
+# under build/, or under $CA_BUILD (another directory keeps parallel builds apart).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds acorn there
 export EM_CLOSURE_COMPILER="$root/node_modules/.bin/google-closure-compiler"
 jobs="$(nproc)"
+out="${CA_BUILD:-$root/build}"
 
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native -j"$jobs"
-emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/wasm -j"$jobs"
+cmake -S . -B "$out/native" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out/native" -j"$jobs"
+emcmake cmake -S . -B "$out/wasm" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out/wasm" -j"$jobs"
 
-rm -rf build/web
-mkdir -p build/web
-cp web/index.html web/style.css web/app.js build/wasm/causal-attention.js build/web/
-echo "build: build/web/ is ready ($(du -sb build/web | cut -f1) bytes)"
+# The page: web/ is written for readers, build/web gets it minified, with the module.
+rm -rf "$out/web"
+node src/wasm/pack.js --page web "$out/web"
+cp "$out/wasm/causal-attention.js" "$out/web/"
+echo "build: $out/web/ is ready ($(du -sb "$out/web" | cut -f1) bytes)"

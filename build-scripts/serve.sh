@@ -7,4 +7,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 port="${PORT:-8000}"
 echo
 echo "Serving the demo at http://127.0.0.1:${port}/  (Ctrl-C stops it)"
-exec python3 -m http.server --bind 127.0.0.1 "$port" --directory "$root/build/web"
+exec python3 -m http.server --bind 127.0.0.1 "$port" --directory "${CA_BUILD:-$root/build}/web"

@@ -7,6 +7,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 build-scripts/setup.sh
 build-scripts/build.sh
-ctest --test-dir build/native --output-on-failure -j"$(nproc)"
+ctest --test-dir "${CA_BUILD:-$root/build}/native" --output-on-failure -j"$(nproc)"
 node --test --test-concurrency=1 tests/js/
 build-scripts/budgets.sh

@@ -1,15 +1,55 @@
-// Packs the single-file module: the Emscripten glue, the wasm deflated and base64-encoded
-// into CAUSAL_ATTENTION_WASM (web/lib/api.js inflates it), then the hand-written web/lib.
-// Usage: node pack.js GLUE.js MODULE.wasm OUT.js LIB.js...
+// Packs what the browser loads, minified: web/ is written for readers.
+//
+//   node pack.js GLUE.js MODULE.wasm OUT.js LIB.js...
+//     The single-file module: the Emscripten glue, the wasm deflated and base64-encoded into
+//     CAUSAL_ATTENTION_WASM (web/lib/api.js inflates it; plain base64, as SINGLE_FILE embeds
+//     it, gzips ~9 KB worse), then the hand-written libraries.
+//   node pack.js --page SRC_DIR OUT_DIR
+//     The page: every file of SRC_DIR but lib/ (inside the module) and type declarations,
+//     .js through terser, .css with comments and blank space removed.
 'use strict';
 const fs = require('fs');
+const path = require('path');
 const zlib = require('zlib');
+const { minify } = require('terser');
 
-const [glue, wasm, out, ...libs] = process.argv.slice(2);
-const deflated = zlib.deflateRawSync(fs.readFileSync(wasm), { level: 9 });
-const parts = [
-  fs.readFileSync(glue, 'utf8'),
-  `var CAUSAL_ATTENTION_WASM = "${deflated.toString('base64')}";\n`,
-  ...libs.map((f) => fs.readFileSync(f, 'utf8')),
-];
-fs.writeFileSync(out, parts.join('\n'));
+const TERSER = { ecma: 2017, compress: { passes: 2 }, mangle: true, format: { comments: false } };
+
+async function packModule(glue, wasm, out, libs) {
+  const deflated = zlib.deflateRawSync(fs.readFileSync(wasm), { level: 9 });
+  const lib = await minify(libs.map((f) => fs.readFileSync(f, 'utf8')).join('\n'), TERSER);
+  fs.writeFileSync(out, [
+    fs.readFileSync(glue, 'utf8'),
+    `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
+    lib.code,
+  ].join('\n'));
+}
+
+function minifyCss(css) {
+  return css.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ')
+    .replace(/\s*([{}:;,>])\s*/g, '$1').replace(/;}/g, '}').trim();
+}
+
+async function packPage(src, out) {
+  for (const entry of fs.readdirSync(src, { withFileTypes: true })) {
+    const from = path.join(src, entry.name), to = path.join(out, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'lib') await packPage(from, to);
+      continue;
+    }
+    if (entry.name.endsWith('.d.ts')) continue;
+    fs.mkdirSync(out, { recursive: true });
+    const text = fs.readFileSync(from, 'utf8');
+    if (entry.name.endsWith('.js')) fs.writeFileSync(to, (await minify(text, TERSER)).code);
+    else if (entry.name.endsWith('.css')) fs.writeFileSync(to, minifyCss(text));
+    else fs.copyFileSync(from, to);
+  }
+}
+
+const args = process.argv.slice(2);
+const done = args[0] === '--page' ? packPage(path.resolve(args[1]), path.resolve(args[2]))
+  : packModule(args[0], args[1], args[2], args.slice(3));
+done.catch((e) => {
+  console.error(`pack.js: ${e.message}`);
+  process.exit(1);
+});

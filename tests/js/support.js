@@ -5,8 +5,9 @@ const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '../..');
-const web = path.join(root, 'build/web');
-const cli = path.join(root, 'build/native/causal-attention');
+const build = process.env.CA_BUILD || path.join(root, 'build');
+const web = path.join(build, 'web');
+const cli = path.join(build, 'native/causal-attention');
 
 /** The module as the page ships it. */
 function loadApi() {
