@@ -26,6 +26,8 @@ target_link_options(causal-attention-module PRIVATE
   -sALLOW_MEMORY_GROWTH=1
   -sMALLOC=emmalloc             # a small allocator: the module's heap use is tiny
   -sFILESYSTEM=0
+  -sINCOMING_MODULE_JS_API=['wasmBinary']  # the loader passes the inflated wasm, nothing else
+  -sTEXTDECODER=2               # every browser with DecompressionStream has TextDecoder
   -sASSERTIONS=0)
 
 # The hand-written JS that ships in the same file, after the glue and the wasm.
