@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core (no browser download), and a static server for
-// build/web on 127.0.0.1. Shared by the browser tests and build-scripts/budgets.mjs.
+// build/web on 127.0.0.1. Shared by the browser tests and build-scripts/budgets.js.
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -65,4 +65,74 @@ async function watchedPage(context, allowed = '') {
   return { page, problems };
 }
 
-module.exports = { serve, launch, watchedPage, web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web') };
+/** Waits until the page has set <html data-ready> ("1" or "error") and returns its value. */
+async function ready(page, timeout = 15000) {
+  await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout });
+  return page.evaluate(() => document.documentElement.dataset.ready);
+}
+
+/** The text of a stage's value cells, one array per table row; `batch` picks the table of a
+ *  3-D stage. */
+function cells(page, id, batch = 0) {
+  return page.evaluate(([id, b]) => {
+    const box = document.querySelector(`div.stage[data-stage="${id}"]`);
+    const t = box && box.querySelectorAll('table.t')[b];
+    if (!t) throw new Error(`no table ${b} in stage ${id}`);
+    return Array.from(t.tBodies[0].rows, (r) => Array.from(r.querySelectorAll('td'), (td) => td.textContent));
+  }, [id, batch]);
+}
+
+module.exports = { serve, launch, watchedPage, ready, cells, web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web') };
+
+/** Like serve(dir, headers), but `files` ({'path/name.html': text}) are served too, as if they
+ *  were in `dir`: pages that only tests need, without writing into the build. */
+function serveWith(dir, files, headers = {}) {
+  const server = http.createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    const file = path.join(dir, rel);
+    const own = Object.prototype.hasOwnProperty.call(files, rel);
+    if (!own && (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory())) {
+      res.writeHead(404);
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(rel)] || 'application/octet-stream', ...headers });
+    if (own) res.end(files[rel]);
+    else fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) });
+  }));
+}
+
+/** Runs axe-core (node_modules/axe-core) on the page, shadow roots included; resolves to its
+ *  violations as short strings. */
+async function axeViolations(page) {
+  await page.addScriptTag({ path: path.resolve(__dirname, '../../node_modules/axe-core/axe.min.js') });
+  const violations = await page.evaluate(async () => (await globalThis.axe.run()).violations);
+  return violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+}
+
+module.exports.serveWith = serveWith;
+module.exports.axeViolations = axeViolations;
+
+/** Waits until every <causal-attention-demo> of the page has rendered (data-state set). */
+async function widgetsReady(page) {
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('causal-attention-demo');
+    return all.length > 0 && Array.from(all).every((w) => w.dataset.state);
+  });
+}
+
+/** The texts of row `row` of a stage's table (batch `batch` of 3-D stages) in the widget
+ *  matched by `host` (a CSS selector), read through its shadow root. */
+function widgetRow(page, host, stage, row, batch = 0) {
+  return page.evaluate(([h, s, r, b]) => {
+    const root = document.querySelector(h).shadowRoot;
+    return Array.from(root.querySelectorAll(`[data-stage="${s}"] td[data-row="${r}"]`))
+      .filter((td) => (td.dataset.batch || '0') === String(b)).map((td) => td.textContent);
+  }, [host, stage, row, batch]);
+}
+
+module.exports.widgetsReady = widgetsReady;
+module.exports.widgetRow = widgetRow;
