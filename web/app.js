@@ -1,147 +1,162 @@
 // The page controller: settings <-> config <-> URL hash; runs the walkthrough, renders it.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, R = CA.render, N = CA.notes, doc = document;
+  var CA = globalThis.CausalAttention, R = CA.render, notes = CA.notes, doc = document;
   var $ = function (id) { return doc.getElementById(id); };
-  var form = $('controls'), F = form.elements, main = $('main'), status = $('status'), ed = $('inputs-editor');
-  var panel = $('explain'), ptitle = $('explain-title');
-  var NUMS = ['d_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length'];
+  var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
+  var panel = $('explain'), panelTitle = $('explain-title');
+  var NUMBERS = ['d_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length'];
   var BOOLS = ['qkv_bias', 'scale', 'train'];
   var BOOK = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
-  var api, DEF, cur, randn = null, big = false, pick = null, lastHash;
+  var MAX_EDITABLE = 4096; // inputs with more values than this are not shown in the editor
+  // api: the module; defaults: the book's resolved config; current: the walkthrough shown and
+  // currentConfig its non-default keys (the URL hash); randn: {randn, seed} when the inputs are
+  // random; tooBig: the editor is off; picked: the explained cell.
+  var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
 
-  function defTokens(T) {
-    for (var o = [], i = 0; i < T; i++) o.push(BOOK[i] || 'x' + (i + 1));
-    return o;
+  // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
+  doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
+
+  function defaultTokens(T) {
+    for (var out = [], i = 0; i < T; i++) out.push(BOOK[i] || 'x' + (i + 1));
+    return out;
   }
   // Not a number: the text itself, so the core names the problem.
-  function num(t) {
-    t = t.trim();
-    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) ? +t : t;
+  function num(text) {
+    text = text.trim();
+    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
   }
   function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function el(tag, props, parent) {
-    var e = doc.createElement(tag);
-    for (var k in props) e[k] = props[k];
-    return parent ? parent.appendChild(e) : e;
+    var node = doc.createElement(tag);
+    for (var k in props) node[k] = props[k];
+    return parent ? parent.appendChild(node) : node;
   }
-  function input(tr, props, i, j, label) {
-    var x = el('input', props, el('td', {}, tr));
-    x.dataset.row = i;
-    if (j !== undefined) x.dataset.col = j;
-    x.setAttribute('aria-label', label);
+  function input(tr, props, row, col, label) {
+    var box = el('input', props, el('td', {}, tr));
+    box.dataset.row = row;
+    if (col !== undefined) box.dataset.col = col;
+    box.setAttribute('aria-label', label);
   }
 
-  function readEd() {
-    return big ? null : Array.prototype.reduce.call(ed.tBodies[0].rows, function (m, tr) {
-      var v = Array.prototype.map.call(tr.querySelectorAll('input'), function (x) { return x.value; });
-      m.tokens.push(v.shift());
-      m.rows.push(v);
-      return m;
+  // The inputs editor as text: {tokens, rows}, or null when it is off.
+  function readEditor() {
+    return tooBig ? null : Array.prototype.reduce.call(editor.tBodies[0].rows, function (model, tr) {
+      var values = Array.prototype.map.call(tr.querySelectorAll('input'), function (x) { return x.value; });
+      model.tokens.push(values.shift());
+      model.rows.push(values);
+      return model;
     }, { tokens: [], rows: [] });
   }
-  function buildEd(m) {
-    var f = doc.createDocumentFragment(), T = m.rows ? m.rows.length : m.big[0], D = m.rows ? m.rows[0].length : m.big[1];
-    big = T * D > 4096;
-    ['add-token', 'add-feature', 'remove-feature'].forEach(function (id) { $(id).disabled = big; });
-    el('caption', { textContent: big ? T + ' × ' + D + ' values: too many to edit one by one.' : 'Token labels and input values' }, f);
-    if (!big) {
-      var tr = el('tr', {}, el('thead', {}, f));
+  // model: {tokens, rows} (text), or {big: [T, D]} for inputs too big to edit.
+  function buildEditor(model) {
+    var fragment = doc.createDocumentFragment();
+    var T = model.rows ? model.rows.length : model.big[0], D = model.rows ? model.rows[0].length : model.big[1];
+    tooBig = T * D > MAX_EDITABLE;
+    ['add-token', 'add-feature', 'remove-feature'].forEach(function (id) { $(id).disabled = tooBig; });
+    el('caption', { textContent: tooBig ? T + ' × ' + D + ' values: too many to edit one by one.' : 'Token labels and input values' }, fragment);
+    if (!tooBig) {
+      var tr = el('tr', {}, el('thead', {}, fragment));
       el('th', { scope: 'col', textContent: 'token' }, tr);
       for (var j = 0; j < D; j++) el('th', { scope: 'col', textContent: j }, tr);
       el('td', {}, tr);
-      var tb = el('tbody', {}, f);
-      m.rows.forEach(function (r, i) {
-        tr = el('tr', {}, tb);
-        input(tr, { name: 'tokens', value: m.tokens[i], className: 'tok' }, i, undefined, 'Label of token ' + i);
-        r.forEach(function (v, j) { input(tr, { name: 'inputs', value: v }, i, j, 'Token ' + i + ', feature ' + j); });
-        var b = el('button', { type: 'button', textContent: '×', className: 'rm', disabled: T < 2 }, el('td', {}, tr));
-        b.dataset.removeRow = i;
-        b.setAttribute('aria-label', 'Remove token ' + i);
+      var body = el('tbody', {}, fragment);
+      model.rows.forEach(function (row, i) {
+        tr = el('tr', {}, body);
+        input(tr, { name: 'tokens', value: model.tokens[i], className: 'tok' }, i, undefined, 'Label of token ' + i);
+        row.forEach(function (v, j) { input(tr, { name: 'inputs', value: v }, i, j, 'Token ' + i + ', feature ' + j); });
+        var remove = el('button', { type: 'button', textContent: '×', className: 'rm', disabled: T < 2 }, el('td', {}, tr));
+        remove.dataset.removeRow = i;
+        remove.setAttribute('aria-label', 'Remove token ' + i);
       });
     }
-    ed.replaceChildren(f);
-    setMode();
+    editor.replaceChildren(fragment);
+    showInputsMode();
   }
-  function setMode() {
+  function showInputsMode() {
     $('inputs-mode').textContent = randn ? 'torch.manual_seed(' + randn.seed + '); inputs = torch.randn(' + randn.randn.join(', ') + ')' : 'Or random inputs:';
   }
-  function edFrom(res, c) {
-    var s = res.stages[0], T = s.shape[0], D = s.shape[1], rows = [], toks = res.config.tokens.slice();
-    if (T * D > 4096) return { big: s.shape };
+  // The editor's model for a result: the values as typed when config c has them, else the
+  // float32 values in their shortest form.
+  function editorModel(res, c) {
+    var s = res.stages[0], T = s.shape[0], D = s.shape[1], rows = [];
+    if (T * D > MAX_EDITABLE) return { big: s.shape };
     for (var i = 0; i < T; i++) rows.push(Array.prototype.slice.call(s.data, i * D, i * D + D).map(R.f32));
-    return { tokens: toks, rows: randn || !c.inputs ? rows : c.inputs.map(function (r) { return r.map(String); }) };
+    return { tokens: res.config.tokens.slice(), rows: randn || !c.inputs ? rows : c.inputs.map(function (r) { return r.map(String); }) };
   }
 
+  // The settings as a config of their non-default keys (tokens: labels to use instead).
   function readConfig(tokens) {
-    var c = {}, m = readEd(), rows = m && m.rows.map(function (r) { return r.map(num); });
-    c.inputs = randn || (m ? rows : cur.config.inputs);
+    var c = {}, model = readEditor(), rows = model && model.rows.map(function (r) { return r.map(num); });
+    c.inputs = randn || (model ? rows : current.config.inputs);
     var T = randn ? randn.randn[0] : c.inputs.length;
-    if (same(c.inputs, DEF.inputs)) delete c.inputs;
-    tokens = tokens || (m || cur.config).tokens;
-    if (!same(tokens, defTokens(T))) c.tokens = tokens;
-    NUMS.forEach(function (k) {
-      var t = F[k].value, v = num(t), ctx = k === 'context_length';
-      if (ctx ? t.trim() : !same(v, DEF[k])) c[k] = v;
+    if (same(c.inputs, defaults.inputs)) delete c.inputs;
+    tokens = tokens || (model || current.config).tokens;
+    if (!same(tokens, defaultTokens(T))) c.tokens = tokens;
+    NUMBERS.forEach(function (k) {
+      var text = fields[k].value, v = num(text);
+      if (k === 'context_length' ? text.trim() : !same(v, defaults[k])) c[k] = v; // empty context_length = T
     });
-    BOOLS.forEach(function (k) { if (F[k].checked !== DEF[k]) c[k] = F[k].checked; });
-    if (F.rng.value !== DEF.rng) c.rng = F.rng.value;
+    BOOLS.forEach(function (k) { if (fields[k].checked !== defaults[k]) c[k] = fields[k].checked; });
+    if (fields.rng.value !== defaults.rng) c.rng = fields.rng.value;
     return c;
   }
   function setControls(c, res) {
     var cfg = res.config;
     randn = cfg.inputs.randn ? c.inputs : null;
-    NUMS.forEach(function (k) { F[k].value = k in c ? c[k] : k === 'context_length' ? '' : cfg[k]; });
-    BOOLS.forEach(function (k) { F[k].checked = cfg[k]; });
-    F.rng.value = cfg.rng;
-    var sh = res.stages[0].shape;
-    F.randn_tokens.value = randn ? randn.randn[0] : sh[0];
-    F.randn_d_in.value = randn ? randn.randn[1] : sh[1];
-    F.randn_seed.value = randn ? cfg.inputs.seed : 123;
-    buildEd(edFrom(res, c));
+    NUMBERS.forEach(function (k) { fields[k].value = k in c ? c[k] : k === 'context_length' ? '' : cfg[k]; });
+    BOOLS.forEach(function (k) { fields[k].checked = cfg[k]; });
+    fields.rng.value = cfg.rng;
+    var shape = res.stages[0].shape;
+    fields.randn_tokens.value = randn ? randn.randn[0] : shape[0];
+    fields.randn_d_in.value = randn ? randn.randn[1] : shape[1];
+    fields.randn_seed.value = randn ? cfg.inputs.seed : 123;
+    buildEditor(editorModel(res, c));
   }
 
-  function clearErr() {
+  function clearErrors() {
     form.querySelectorAll('[data-error-for]').forEach(function (e) { e.textContent = ''; });
     form.querySelectorAll('[aria-invalid]').forEach(function (e) { e.removeAttribute('aria-invalid'); });
   }
-  function showErr(msg, src, elm) {
-    clearErr();
-    var m = /^"(\w+)"(?:\[(\d+)\]\[(\d+)\])?/.exec(msg), key = m ? m[1] : /context_length/.test(msg) ? 'context_length' : src;
-    if (key === 'inputs' && src === 'randn') key = 'randn';
-    (form.querySelector('[data-error-for="' + key + '"]') || form.querySelector('[data-error-for="' + src + '"]')).textContent = msg;
-    var bad = m && m[2] ? ed.querySelector('[data-row="' + m[2] + '"][data-col="' + m[3] + '"]') : F[key] && F[key].type ? F[key] : key === src && elm;
+  // The core's message names the key ("d_out" must be...; "inputs"[i][j] ...): show it there.
+  function showError(msg, source, sourceElement) {
+    clearErrors();
+    var m = /^"(\w+)"(?:\[(\d+)\]\[(\d+)\])?/.exec(msg), key = m ? m[1] : /context_length/.test(msg) ? 'context_length' : source;
+    if (key === 'inputs' && source === 'randn') key = 'randn';
+    (form.querySelector('[data-error-for="' + key + '"]') || form.querySelector('[data-error-for="' + source + '"]')).textContent = msg;
+    var bad = m && m[2] ? editor.querySelector('[data-row="' + m[2] + '"][data-col="' + m[3] + '"]') : fields[key] && fields[key].type ? fields[key] : key === source && sourceElement;
     if (bad) bad.setAttribute('aria-invalid', 'true');
   }
 
-  function apply(src, elm, tokens) {
+  function apply(source, sourceElement, tokens) {
     var c = readConfig(tokens), res;
-    try { res = api.run(c); } catch (e) { showErr(e.message, src, elm); return null; }
-    clearErr();
+    try { res = api.run(c); } catch (e) { showError(e.message, source, sourceElement); return null; }
+    clearErrors();
     show(res, c);
     return res;
   }
+  // Renders every stage into its section and puts the config in the URL hash (keepHash: an
+  // invalid link stays in the address bar).
   function show(res, c, keepHash) {
-    cur = res;
+    current = res;
+    currentConfig = c;
     status.textContent = '';
-    var secs = {}, boxes = main.querySelectorAll('[data-section]'), simple;
-    boxes.forEach(function (d) { secs[d.dataset.section] = doc.createDocumentFragment(); });
+    var sections = {}, boxes = main.querySelectorAll('[data-section]');
+    boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
     res.stages.forEach(function (s) {
-      var o = { doc: doc }, d;
-      if (s.id === 'masked_simple_norm') simple = s.data;
-      if (s.id === 'attn_weights_causal' && simple) o.after = 'max |difference| from the simple way (masked_simple_norm): ' + ((d = R.maxDiff(s.data, simple)) ? d.toExponential(2) : '0');
-      (secs[N.get(s.id).s] || secs[5]).appendChild(R.stage(s, res, o));
+      (sections[notes.get(s.id).s] || sections[5]).appendChild(R.stage(s, res, { doc: doc, embed: true }));
     });
-    boxes.forEach(function (d) { d.replaceChildren(secs[d.dataset.section]); });
-    if (pick) explain();
-    var h = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
-    lastHash = h;
-    if (location.hash !== h) history.replaceState(null, '', h || location.pathname + location.search);
+    boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
+    if (picked) explain();
+    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
+    lastHash = hash;
+    if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
-  function load(h) {
+  // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
+  function load(hash) {
     var c = {}, res, msg = '';
     try {
-      if (h) c = JSON.parse(decodeURIComponent(h));
+      if (hash) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
       res = api.run(c);
     } catch (e) {
@@ -149,82 +164,86 @@
       res = api.run(c = {});
     }
     setControls(c, res);
-    clearErr();
+    clearErrors();
     show(res, c, msg);
     status.textContent = msg;
   }
 
+  // The explanation panel of the picked cell (found again after every re-render).
   function explain() {
-    var box = main.querySelector('[data-stage="' + pick.id + '"]'), n = pick.n;
-    var cell = box && box.querySelector('td[data-row="' + pick.i + '"][data-col="' + pick.j + '"]' + (n > 2 ? '[data-batch="' + pick.b + '"]' : ''));
+    var box = main.querySelector('[data-stage="' + picked.id + '"]'), rank = picked.rank;
+    var cell = box && box.querySelector('td[data-row="' + picked.i + '"][data-col="' + picked.j + '"]' + (rank > 2 ? '[data-batch="' + picked.b + '"]' : ''));
     if (!cell) return close();
-    (pick.cell = cell).classList.add('sel');
-    ptitle.textContent = pick.id + '[' + [pick.b, pick.i, pick.j].slice(3 - n).join(', ') + '] = ' + R.fmt(R.at(cur, pick.id, pick.b, pick.i, pick.j));
-    $('explain-body').replaceChildren(R.explain(cur, pick.id, pick.b, pick.i, pick.j, doc));
+    (picked.cell = cell).classList.add('sel');
+    panelTitle.textContent = picked.id + '[' + [picked.b, picked.i, picked.j].slice(3 - rank).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
+    $('explain-body').replaceChildren(R.explain(current, picked.id, picked.b, picked.i, picked.j, doc));
     panel.hidden = false;
   }
   function close() {
     panel.hidden = true;
-    var c = pick && pick.cell;
-    pick = null;
-    if (c && c.isConnected) { c.classList.remove('sel'); c.focus(); }
+    var cell = picked && picked.cell;
+    picked = null;
+    if (cell && cell.isConnected) { cell.classList.remove('sel'); cell.focus(); }
   }
   R.bind(main, function (cell) {
-    if (pick && pick.cell) pick.cell.classList.remove('sel');
+    if (picked && picked.cell) picked.cell.classList.remove('sel');
     var d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage;
-    pick = { id: id, n: cur.stages.filter(function (s) { return s.id === id; })[0].shape.length, b: +d.batch || 0, i: +d.row, j: +d.col };
+    picked = { id: id, rank: R.byId(current)[id].shape.length, b: +d.batch || 0, i: +d.row, j: +d.col };
     explain();
   });
+  CA.exports.bind(main, function () { return current; }, function () { return currentConfig; });
 
-  function restructure(f) {
-    var m = readEd();
-    if (!m) return;
+  // A change of the editor's shape: the inputs become typed values again.
+  function restructure(change) {
+    var model = readEditor();
+    if (!model) return;
     randn = null;
-    f(m);
-    buildEd(m);
+    change(model);
+    buildEditor(model);
     apply('inputs');
   }
   function randomize() {
-    var T = num(F.randn_tokens.value), old = randn, m = readEd(), toks = (m || cur.config).tokens, res;
-    randn = { randn: [T, num(F.randn_d_in.value)], seed: num(F.randn_seed.value) };
-    if (T > 0 && T < 1025) toks = toks.slice(0, T).concat(defTokens(T).slice(toks.length));
-    if ((res = apply('randn', F.randn_tokens, toks))) buildEd(edFrom(res, {}));
+    var T = num(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
+    randn = { randn: [T, num(fields.randn_d_in.value)], seed: num(fields.randn_seed.value) };
+    if (T > 0 && T < 1025) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
+    if ((res = apply('randn', fields.randn_tokens, tokens))) buildEditor(editorModel(res, {}));
     else randn = old;
   }
   form.addEventListener('input', function (e) {
-    var t = e.target, n = t.name;
-    if (!n || /^randn_/.test(n)) return;
-    if (n === 'inputs' && randn) {
+    var target = e.target, name = target.name;
+    if (!name || /^randn_/.test(name)) return;
+    if (name === 'inputs' && randn) {
       randn = null; // the same values, now as typed in
-      setMode();
+      showInputsMode();
     }
-    apply(n, t);
+    apply(name, target);
   });
   form.addEventListener('submit', function (e) {
     e.preventDefault();
-    if (e.submitter === F.randomize || /^randn_/.test(doc.activeElement.name)) randomize();
+    if (e.submitter === fields.randomize || /^randn_/.test(doc.activeElement.name)) randomize();
   });
   form.addEventListener('click', function (e) {
-    var id = e.target.id, r = e.target.dataset.removeRow;
+    var id = e.target.id, removeRow = e.target.dataset.removeRow;
     if (id === 'reset') load('');
-    else if (id === 'add-token') restructure(function (m) { m.rows.push(m.rows[0].map(function () { return '0'; })); m.tokens.push(defTokens(m.rows.length).pop()); });
+    else if (id === 'add-token') restructure(function (m) { m.rows.push(m.rows[0].map(function () { return '0'; })); m.tokens.push(defaultTokens(m.rows.length).pop()); });
     else if (id === 'add-feature') restructure(function (m) { m.rows.forEach(function (r) { r.push('0'); }); });
     else if (id === 'remove-feature') restructure(function (m) { if (m.rows[0].length > 1) m.rows.forEach(function (r) { r.pop(); }); });
-    else if (r) {
-      restructure(function (m) { m.rows.splice(r, 1); m.tokens.splice(r, 1); });
-      var b = ed.querySelector('[data-remove-row="' + Math.min(r, ed.tBodies[0].rows.length - 1) + '"]');
-      (b && !b.disabled ? b : $('add-token')).focus();
+    else if (removeRow) {
+      restructure(function (m) { m.rows.splice(removeRow, 1); m.tokens.splice(removeRow, 1); });
+      var next = editor.querySelector('[data-remove-row="' + Math.min(removeRow, editor.tBodies[0].rows.length - 1) + '"]');
+      (next && !next.disabled ? next : $('add-token')).focus(); // focus stays in the editor
     }
   });
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
   addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
-  $('rng-note').textContent = N.rng;
+  $('rng-note').textContent = notes.rng;
 
-  CA.load().then(function (a) {
-    api = a;
-    DEF = api.run({}).config;
-    DEF.inputs = DEF.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
+  CA.load().then(function (loaded) {
+    api = loaded;
+    defaults = api.run({}).config;
+    // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
+    defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
     load(location.hash.slice(1));
     doc.documentElement.dataset.ready = '1';
   }).catch(function (e) {

@@ -34,7 +34,10 @@ target_link_options(causal-attention-module PRIVATE
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
   ${CMAKE_SOURCE_DIR}/web/lib/notes.js
-  ${CMAKE_SOURCE_DIR}/web/lib/render.js)
+  ${CMAKE_SOURCE_DIR}/web/lib/render.js
+  ${CMAKE_SOURCE_DIR}/web/lib/styles.js
+  ${CMAKE_SOURCE_DIR}/web/lib/export.js
+  ${CMAKE_SOURCE_DIR}/web/lib/element.js)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js

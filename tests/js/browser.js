@@ -29,7 +29,7 @@ function serve(dir, headers = {}) {
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) });
+    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) });
   }));
 }
 
@@ -85,7 +85,8 @@ function cells(page, id, batch = 0) {
 module.exports = { serve, launch, watchedPage, ready, cells, web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web') };
 
 /** Like serve(dir, headers), but `files` ({'path/name.html': text}) are served too, as if they
- *  were in `dir`: pages that only tests need, without writing into the build. */
+ *  were in `dir`: pages that only tests need, without writing into the build. The object is
+ *  read at each request: files added later are served too. */
 function serveWith(dir, files, headers = {}) {
   const server = http.createServer((req, res) => {
     const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
@@ -100,8 +101,10 @@ function serveWith(dir, files, headers = {}) {
     if (own) res.end(files[rel]);
     else fs.createReadStream(file).pipe(res);
   });
+  // close() also ends the browser's idle keep-alive connections, which would hold it ~60 s.
+  const close = () => new Promise((r) => { server.close(r); server.closeAllConnections(); });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) });
+    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close });
   }));
 }
 

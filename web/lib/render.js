@@ -1,77 +1,105 @@
 // A stage's table(s), a cell's explanation, hover/click/keys: pure DOM, Shadow DOM ready.
+// Everything a user typed (token labels above all) goes in as text, never as markup.
 (function (CA) {
   'use strict';
-  var MAX = 32; // rows/columns shown per table
+  var MAX_SHOWN = 32; // rows/columns shown per table: bigger tensors are cut, with a note
 
+  /** A number as the tables show it: 4 decimals, like PyTorch's print. */
   function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
-  function op(x) { return x < 0 ? '(' + fmt(x) + ')' : fmt(x); }
-  // Shortest decimal that reads back as the same float32.
+  // An operand inside a sum: negatives in parentheses.
+  function operand(x) { return x < 0 ? '(' + fmt(x) + ')' : fmt(x); }
+  /** The shortest decimal that reads back as the same float32. */
   function f32(x) {
-    for (var p = 1; p < 10; p++) {
-      var s = String(Number(x.toPrecision(p)));
-      if (Math.fround(s) === x) return s;
+    for (var digits = 1; digits < 10; digits++) {
+      var text = String(Number(x.toPrecision(digits)));
+      if (Math.fround(text) === x) return text;
     }
     return String(x);
   }
-  function el(doc, tag, cls, text) {
-    var e = doc.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
+  function el(doc, tag, className, text) {
+    var node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
   }
-  function by(wt) {
+  // Stages by id, cached on the walkthrough object.
+  function byId(wt) {
     if (!wt._by) {
       wt._by = {};
       wt.stages.forEach(function (s) { wt._by[s.id] = s; });
     }
     return wt._by;
   }
-  function at(wt, id, b, i, j) {
-    var s = by(wt)[id], sh = s.shape, n = sh.length;
-    return s.data[n === 1 ? j : n === 2 ? i * sh[1] + j : (b * sh[1] + i) * sh[2] + j];
+  /** Element [batch, row, col] of a stage (1-D stages: col only; 2-D: row, col). */
+  function at(wt, id, batch, row, col) {
+    var s = byId(wt)[id], shape = s.shape, rank = shape.length;
+    return s.data[rank === 1 ? col : rank === 2 ? row * shape[1] + col : (batch * shape[1] + row) * shape[2] + col];
   }
   function maxDiff(a, b) {
-    for (var m = 0, k = 0; k < a.length; k++) m = Math.max(m, Math.abs(a[k] - b[k]));
-    return m;
+    for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
+    return worst;
   }
-  function head(doc, text, scope) {
-    var h = el(doc, 'th', text ? '' : 'em', text || '""');
-    h.scope = scope;
-    if (text.length > 12) h.title = text;
-    return h;
+  function header(doc, text, scope) {
+    var th = el(doc, 'th', text ? '' : 'em', text || '""'); // an empty label shows as ""
+    th.scope = scope;
+    if (text.length > 12) th.title = text; // long labels are cut with an ellipsis
+    return th;
   }
-  function label(kind, i, cfg) { return kind === 'tok' ? cfg.tokens[i] : kind === 'sum' ? 'sum' : kind ? String(i) : 'bias'; }
+  /** The label of row/column i on an axis of notes.js: tok (token labels), sum, in/out, bias. */
+  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' ? 'sum' : axis ? String(i) : 'bias'; }
+  function isDropout(id) { return id === 'dropout_example' || id === 'attn_weights_dropped'; }
 
-  function table(doc, st, wt, note, b, sub) {
-    var sh = st.shape, n = sh.length, cfg = wt.config, N = CA.notes;
-    var R = n === 1 ? 1 : sh[n - 2], C = sh[n - 1], off = n === 3 ? b * R * C : 0;
-    var r = Math.min(R, MAX), c = Math.min(C, MAX), heat = N.heat[st.id], causal = N.causal[st.id];
-    var drop = /^(dropout_example|attn_weights_dropped)$/.test(st.id) && by(wt).dropout_example;
-    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption'));
-    if (!b) {
-      var hd = cap.appendChild(el(doc, 'span', 'hd'));
-      hd.appendChild(el(doc, 'span', 'ti', st.title));
-      hd.appendChild(el(doc, 'span', 'sh', ' (' + sh.join(', ') + ')'));
+  /** The rows × cols matrix a table shows (batch element `batch` of a 3-D stage), with its labels. */
+  function matrix(st, wt, batch) {
+    var shape = st.shape, rank = shape.length, note = CA.notes.get(st.id), cfg = wt.config;
+    var rows = rank === 1 ? 1 : shape[rank - 2], cols = shape[rank - 1], offset = rank === 3 ? batch * rows * cols : 0;
+    return {
+      rows: rows, cols: cols, corner: note.k,
+      value: function (i, j) { return st.data[offset + i * cols + j]; },
+      rowLabel: function (i) { return label(note.r, i, cfg); },
+      colLabel: function (j) { return label(note.c, j, cfg); }
+    };
+  }
+
+  // What a screen reader should say for the cells whose meaning is in their look.
+  function spoken(x, masked, dropped) {
+    var say = x === -Infinity ? 'minus infinity' : '';
+    if (masked) say = (say || fmt(x)) + ', masked: a future token';
+    if (dropped) say = (say || fmt(x)) + ', dropped by dropout';
+    return say;
+  }
+
+  function table(doc, st, wt, note, batch, subtitle, opts) {
+    var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
+    var heat = CA.notes.heat[st.id], causal = CA.notes.causal[st.id];
+    var pattern = isDropout(st.id) && byId(wt).dropout_example; // its zeros mark dropped cells
+    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    if (!batch) {
+      var head = cap.appendChild(el(doc, 'span', 'hd'));
+      head.appendChild(el(doc, 'span', 'ti', st.title));
+      head.appendChild(el(doc, 'span', 'sh', ' (' + st.shape.join(', ') + ')'));
       if (note.t) cap.appendChild(el(doc, 'span', 'nt', note.t));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
-    if (sub) cap.appendChild(el(doc, 'span', 'sub', sub));
-    if (r < R || c < C) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + r + ' × ' + c + ' of ' + R + ' × ' + C + '.'));
+    if (subtitle) cap.appendChild(el(doc, 'span', 'sub', subtitle));
+    if (shown < m.rows || shownCols < m.cols) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + shown + ' × ' + shownCols + ' of ' + m.rows + ' × ' + m.cols + '.'));
     var tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
     tr.appendChild(el(doc, 'th', 'k', note.k)).scope = 'col';
-    for (var j = 0; j < c; j++) tr.appendChild(head(doc, label(note.c, j, cfg), 'col'));
-    var tb = t.appendChild(el(doc, 'tbody'));
-    for (var i = 0; i < r; i++) {
-      tr = tb.appendChild(el(doc, 'tr'));
-      tr.appendChild(head(doc, label(note.r, i, cfg), 'row'));
-      for (j = 0; j < c; j++) {
-        var x = st.data[off + i * C + j], td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
+    for (var j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
+    var body = t.appendChild(el(doc, 'tbody'));
+    for (var i = 0; i < shown; i++) {
+      tr = body.appendChild(el(doc, 'tr'));
+      tr.appendChild(header(doc, m.rowLabel(i), 'row'));
+      for (j = 0; j < shownCols; j++) {
+        var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
+        var masked = causal && j > i, dropped = pattern && pattern.data[i * m.cols + j] === 0, say = spoken(x, masked, dropped);
         td.dataset.row = i;
         td.dataset.col = j;
-        if (n === 3) td.dataset.batch = b;
-        td.tabIndex = i || j ? -1 : 0;
-        if (causal && j > i) cls += ' m';
-        if (drop && drop.data[i * C + j] === 0) cls += ' x';
+        if (st.shape.length === 3) td.dataset.batch = batch;
+        td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
+        if (say) td.setAttribute('aria-label', say);
+        if (masked) cls += ' m';
+        if (dropped) cls += ' x';
         if (x === -Infinity) cls += ' ni';
         if (heat && x > 0) {
           td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
@@ -80,130 +108,167 @@
         if (cls) td.className = cls.slice(1);
       }
     }
-    var sc = el(doc, 'div', 'scroll');
-    sc.appendChild(t);
-    return sc;
+    var scroller = el(doc, 'div', 'scroll');
+    scroller.appendChild(t);
+    return scroller;
   }
 
-  /** One stage as a div[data-stage] holding its table(s); opts: {doc, after: text below}. */
+  // The buttons under a table: exports (lib/export.js handles the clicks) and, on the page,
+  // the embed snippet of the stage.
+  var EXPORTS = [['markdown', 'Markdown'], ['latex', 'LaTeX'], ['csv', 'CSV'], ['torch', 'torch'], ['png', 'PNG']];
+  function tools(doc, st, batch, withEmbed) {
+    var bar = el(doc, 'div', 'tools'), name = st.id + (st.shape.length === 3 ? '[' + batch + ']' : '');
+    bar.setAttribute('role', 'group');
+    bar.setAttribute('aria-label', 'Export ' + name);
+    bar.appendChild(el(doc, 'span', '', 'Export:'));
+    EXPORTS.concat(withEmbed ? [['embed', 'Embed']] : []).forEach(function (f) {
+      var b = bar.appendChild(el(doc, 'button', '', f[1]));
+      b.type = 'button';
+      b.dataset.export = f[0];
+      b.dataset.batch = batch;
+    });
+    bar.appendChild(el(doc, 'span', 'msg')).setAttribute('aria-live', 'polite'); // "Copied ..."
+    return bar;
+  }
+
+  /** One stage as a div[data-stage] holding its table(s) and their export buttons.
+   *  opts: {doc, caption: false hides captions but for screen readers, embed: an Embed button}. */
   function stage(st, wt, opts) {
     opts = opts || {};
-    var doc = opts.doc || document, note = CA.notes.get(st.id), box = el(doc, 'div', 'stage'), B = st.shape[0];
+    var doc = opts.doc || document, note = CA.notes.get(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
     box.dataset.stage = st.id;
     if (st.shape.length === 3) {
-      for (var b = 0; b < B; b++) box.appendChild(table(doc, st, wt, note, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + B));
-    } else box.appendChild(table(doc, st, wt, note, 0, ''));
-    if (opts.after) box.appendChild(el(doc, 'p', 'after', opts.after));
+      for (var b = 0; b < batches; b++) {
+        box.appendChild(table(doc, st, wt, note, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
+        box.appendChild(tools(doc, st, b, opts.embed && !b));
+      }
+    } else {
+      box.appendChild(table(doc, st, wt, note, 0, '', opts));
+      box.appendChild(tools(doc, st, 0, opts.embed));
+    }
+    // The efficient mask against the simple one: the same weights, to float32 rounding.
+    var simple = byId(wt).masked_simple_norm, diff;
+    if (st.id === 'attn_weights_causal' && simple) {
+      box.appendChild(el(doc, 'p', 'after', 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0')));
+    }
     return box;
   }
 
+  // A sum of products, written out (the first 8 terms).
   function terms(a, b) {
-    for (var s = [], k = 0; k < Math.min(a.length, 8); k++) s.push(op(a[k]) + '×' + op(b[k]));
-    return s.join(' + ') + (a.length > 8 ? ' + … (' + a.length + ' terms)' : '');
+    for (var parts = [], k = 0; k < Math.min(a.length, 8); k++) parts.push(operand(a[k]) + '×' + operand(b[k]));
+    return parts.join(' + ') + (a.length > 8 ? ' + … (' + a.length + ' terms)' : '');
   }
+  // A list of numbers with the j-th in brackets.
   function list(a, j) {
-    for (var s = [], k = 0; k < Math.min(a.length, 12); k++) s.push(k === j ? '[' + fmt(a[k]) + ']' : fmt(a[k]));
-    return s.join(', ') + (a.length > 12 ? ', …' : '');
+    for (var parts = [], k = 0; k < Math.min(a.length, 12); k++) parts.push(k === j ? '[' + fmt(a[k]) + ']' : fmt(a[k]));
+    return parts.join(', ') + (a.length > 12 ? ', …' : '');
   }
-  function row(wt, id, b, i) {
-    var sh = by(wt)[id].shape, o = [];
-    for (var j = 0; j < sh[sh.length - 1]; j++) o.push(at(wt, id, b, i, j));
-    return o;
+  function rowOf(wt, id, batch, i) {
+    var shape = byId(wt)[id].shape, out = [];
+    for (var j = 0; j < shape[shape.length - 1]; j++) out.push(at(wt, id, batch, i, j));
+    return out;
   }
 
+  /** How element [b, i, j] of stage `id` was computed, as a fragment of <p> lines. */
   function explain(wt, id, b, i, j, doc) {
-    var cfg = wt.config, T = cfg.tokens.length, L = [], p = cfg.dropout, s = cfg.scale ? Math.sqrt(cfg.d_out) : 1;
+    var cfg = wt.config, T = cfg.tokens.length, lines = [], p = cfg.dropout, scale = cfg.scale ? Math.sqrt(cfg.d_out) : 1;
     var v = at(wt, id, b, i, j), V = fmt(v), ij = '[' + i + ', ' + j + ']';
-    var tok = function (k) { return '“' + cfg.tokens[k] + '”'; }, get = function (id2, k) { return fmt(at(wt, id2, 0, i, k === undefined ? j : k)); };
-    var m = /^(ca\.)?([Wb])_(\w+)$/.exec(id), qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
-    function smx(src) {
-      var z = row(wt, src, 0, i).map(function (x) { return x / s; }), e = z.map(Math.exp), sum = e.reduce(function (p, q) { return p + q; });
-      L.push('softmax of row ' + i + ' of ' + src + (cfg.scale ? ' / √d_k (√' + cfg.d_out + ' = ' + fmt(s) + ')' : ' (no scaling)') + ':',
+    var tok = function (k) { return '“' + cfg.tokens[k] + '”'; };
+    var get = function (other, k) { return fmt(at(wt, other, 0, i, k === undefined ? j : k)); };
+    var weight = /^(ca\.)?([Wb])_(\w+)$/.exec(id), qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
+    function softmax(src) {
+      var z = rowOf(wt, src, 0, i).map(function (x) { return x / scale; }), e = z.map(Math.exp);
+      var sum = e.reduce(function (acc, y) { return acc + y; });
+      lines.push('softmax of row ' + i + ' of ' + src + (cfg.scale ? ' / √d_k (√' + cfg.d_out + ' = ' + fmt(scale) + ')' : ' (no scaling)') + ':',
         'z = ' + list(z, j), 'exp(z) = ' + list(e, j), 'sum = ' + fmt(sum),
         id + ij + ' = exp(z_' + j + ') / sum = ' + fmt(e[j]) + ' / ' + fmt(sum) + ' = ' + V);
     }
     if (id === 'inputs' || id === 'batch') {
-      var rn = cfg.inputs.randn;
-      L.push(id === 'batch' ? 'torch.stack copies inputs' + ij + ' into batch element ' + b + '.' :
-        rn ? 'Number ' + (i * rn[1] + j + 1) + ' drawn by torch.randn(' + rn.join(', ') + ') after torch.manual_seed(' + cfg.inputs.seed + ').' :
+      var randn = cfg.inputs.randn;
+      lines.push(id === 'batch' ? 'torch.stack copies inputs' + ij + ' into batch element ' + b + '.' :
+        randn ? 'Number ' + (i * randn[1] + j + 1) + ' drawn by torch.randn(' + randn.join(', ') + ') after torch.manual_seed(' + cfg.inputs.seed + ').' :
         'Feature ' + j + ' of token ' + tok(i) + ', as typed in the inputs table.');
-    } else if (m) {
-      L.push((m[2] === 'W' ? 'Input feature ' + j + ' → output feature ' + i : 'Bias of output feature ' + j) + ': uniform in ±1/√d_in = ±' +
-        fmt(1 / Math.sqrt(by(wt).inputs.shape[1])) + ' after torch.manual_seed(' + (m[1] ? cfg.seed_class : cfg.seed_weights) + ').');
+    } else if (weight) {
+      lines.push((weight[2] === 'W' ? 'Input feature ' + j + ' → output feature ' + i : 'Bias of output feature ' + j) + ': uniform in ±1/√d_in = ±' +
+        fmt(1 / Math.sqrt(byId(wt).inputs.shape[1])) + ' after torch.manual_seed(' + (weight[1] ? cfg.seed_class : cfg.seed_weights) + ').');
     } else if (qkv) {
-      var bs = by(wt)['b_' + qkv];
-      L.push(id + ij + ' = x_' + i + ' · W_' + qkv + '[' + j + ']' + (bs ? ' + b_' + qkv + '[' + j + ']' : '') + '  (token ' + tok(i) + ')',
-        '= ' + terms(row(wt, 'inputs', 0, i), row(wt, 'W_' + qkv, 0, j)) + (bs ? ' + ' + op(bs.data[j]) : ''), '= ' + V);
+      var bias = byId(wt)['b_' + qkv];
+      lines.push(id + ij + ' = x_' + i + ' · W_' + qkv + '[' + j + ']' + (bias ? ' + b_' + qkv + '[' + j + ']' : '') + '  (token ' + tok(i) + ')',
+        '= ' + terms(rowOf(wt, 'inputs', 0, i), rowOf(wt, 'W_' + qkv, 0, j)) + (bias ? ' + ' + operand(bias.data[j]) : ''), '= ' + V);
     } else if (id === 'attn_scores') {
-      L.push('ω' + ij + ' = q_' + i + ' · k_' + j + '  (query ' + tok(i) + ', key ' + tok(j) + ')',
-        '= ' + terms(row(wt, 'queries', 0, i), row(wt, 'keys', 0, j)), '= ' + V);
+      lines.push('ω' + ij + ' = q_' + i + ' · k_' + j + '  (query ' + tok(i) + ', key ' + tok(j) + ')',
+        '= ' + terms(rowOf(wt, 'queries', 0, i), rowOf(wt, 'keys', 0, j)), '= ' + V);
     } else if (id === 'attn_weights') {
-      smx('attn_scores');
+      softmax('attn_scores');
     } else if (id === 'attn_weights_causal') {
-      smx('masked');
-      L.push('exp(−∞) = 0. The simple way gave ' + get('masked_simple_norm') + ', off by ' + Math.abs(v - at(wt, 'masked_simple_norm', 0, i, j)).toExponential(2) + '.');
+      softmax('masked');
+      lines.push('exp(−∞) = 0. The simple way gave ' + get('masked_simple_norm') + ', off by ' + Math.abs(v - at(wt, 'masked_simple_norm', 0, i, j)).toExponential(2) + '.');
     } else if (id === 'context_vec') {
-      var vs = [];
-      for (var k = 0; k < T; k++) vs.push(at(wt, 'values', 0, k, j));
-      L.push('context_vec' + ij + ' = Σ_k attn_weights[' + i + ', k] · values[k, ' + j + ']', '= ' + terms(row(wt, 'attn_weights', 0, i), vs), '= ' + V);
+      var values = [];
+      for (var k = 0; k < T; k++) values.push(at(wt, 'values', 0, k, j));
+      lines.push('context_vec' + ij + ' = Σ_k attn_weights[' + i + ', k] · values[k, ' + j + ']', '= ' + terms(rowOf(wt, 'attn_weights', 0, i), values), '= ' + V);
     } else if (id === 'mask_simple' || id === 'mask') {
-      L.push('Key ' + tok(j) + (j > i ? ' comes after query ' + tok(i) + ': future, hidden' : ' is not after query ' + tok(i) + ': visible') + ', so ' + V + '.');
+      lines.push('Key ' + tok(j) + (j > i ? ' comes after query ' + tok(i) + ': future, hidden' : ' is not after query ' + tok(i) + ': visible') + ', so ' + V + '.');
     } else if (id === 'masked_simple') {
-      L.push('attn_weights' + ij + ' × mask_simple' + ij + ' = ' + get('attn_weights') + ' × ' + get('mask_simple') + ' = ' + V);
+      lines.push('attn_weights' + ij + ' × mask_simple' + ij + ' = ' + get('attn_weights') + ' × ' + get('mask_simple') + ' = ' + V);
     } else if (id === 'row_sums') {
-      L.push('row_sums[' + i + '] = Σ_j masked_simple[' + i + ', j] = ' + row(wt, 'masked_simple', 0, i).slice(0, 12).map(fmt).join(' + ') + (T > 12 ? ' + …' : '') + ' = ' + V);
+      lines.push('row_sums[' + i + '] = Σ_j masked_simple[' + i + ', j] = ' + rowOf(wt, 'masked_simple', 0, i).slice(0, 12).map(fmt).join(' + ') + (T > 12 ? ' + …' : '') + ' = ' + V);
     } else if (id === 'masked_simple_norm') {
-      L.push('masked_simple' + ij + ' / row_sums[' + i + '] = ' + get('masked_simple') + ' / ' + get('row_sums', 0) + ' = ' + V);
+      lines.push('masked_simple' + ij + ' / row_sums[' + i + '] = ' + get('masked_simple') + ' / ' + get('row_sums', 0) + ' = ' + V);
     } else if (id === 'masked') {
-      L.push(j > i ? '−∞: j > i, key ' + tok(j) + ' comes after query ' + tok(i) + '.' : 'j ≤ i: attn_scores' + ij + ' = ' + V + ' is kept.');
-    } else if (drop(id)) {
+      lines.push(j > i ? '−∞: j > i, key ' + tok(j) + ' comes after query ' + tok(i) + '.' : 'j ≤ i: attn_scores' + ij + ' = ' + V + ' is kept.');
+    } else if (isDropout(id)) {
       var w = id === 'dropout_example' ? 1 : at(wt, 'attn_weights_causal', 0, i, j);
-      L.push(!cfg.train ? 'Eval mode: dropout is the identity, ' + V + '.' : !p ? 'p = 0: dropout keeps everything, ' + V + '.' :
+      lines.push(!cfg.train ? 'Eval mode: dropout is the identity, ' + V + '.' : !p ? 'p = 0: dropout keeps everything, ' + V + '.' :
         at(wt, 'dropout_example', 0, i, j) ? 'Kept: ' + fmt(w) + ' × 1/(1−p) = ' + fmt(w) + ' × ' + f32(1 / (1 - p)) + ' = ' + V :
         'Dropped (p = ' + p + '): ' + fmt(w) + ' becomes 0.', 'Generator: ' + cfg.rng + ', torch.manual_seed(' + cfg.seed_dropout + ').');
     } else if (id === 'context_vecs') {
-      L.push('ca(batch) repeats sections 1 to 3 (and dropout p = ' + cfg.class_dropout + ') with its own weights ca.W_*, on batch element ' + b + ', token ' + tok(i) + ', output feature ' + j + '.');
+      lines.push('ca(batch) repeats sections 1 to 3 (and dropout p = ' + cfg.class_dropout + ') with its own weights ca.W_*, on batch element ' + b + ', token ' + tok(i) + ', output feature ' + j + '.');
     }
-    L.push('float32 value: ' + (isFinite(v) ? f32(v) : V));
-    var f = (doc = doc || document).createDocumentFragment();
-    L.forEach(function (t) { f.appendChild(el(doc, 'p', '', t)); });
-    return f;
+    lines.push('float32 value: ' + (isFinite(v) ? f32(v) : V));
+    var fragment = (doc = doc || document).createDocumentFragment();
+    lines.forEach(function (line) { fragment.appendChild(el(doc, 'p', '', line)); });
+    return fragment;
   }
-  function drop(id) { return id === 'dropout_example' || id === 'attn_weights_dropped'; }
 
+  /** Hover/focus highlights a cell's row and column; click, Enter or Space picks it (onPick);
+   *  arrow keys, Home and End move between the cells of a table (a roving tabindex). */
   function bind(root, onPick) {
     var lit = [];
-    function light(c) {
-      lit.forEach(function (e) { e.classList.remove('hl'); });
+    function light(cell) {
+      lit.forEach(function (c) { c.classList.remove('hl'); });
       lit = [];
-      if (!c) return;
-      var tr = c.parentNode, rows = tr.parentNode.parentNode.rows;
-      for (var k = 0; k < rows.length; k++) lit.push(rows[k].cells[c.cellIndex]);
+      if (!cell) return;
+      var tr = cell.parentNode, rows = tr.parentNode.parentNode.rows;
+      for (var k = 0; k < rows.length; k++) lit.push(rows[k].cells[cell.cellIndex]);
       lit.push.apply(lit, tr.cells);
-      lit.forEach(function (e) { e.classList.add('hl'); });
+      lit.forEach(function (c) { c.classList.add('hl'); });
     }
-    function cell(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
-    root.addEventListener('mouseover', function (e) { light(cell(e)); });
+    function cellOf(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
+    root.addEventListener('mouseover', function (e) { light(cellOf(e)); });
     root.addEventListener('mouseleave', function () { light(); });
-    root.addEventListener('focusin', function (e) { light(cell(e)); });
-    root.addEventListener('click', function (e) { var c = cell(e); if (c) onPick(c); });
+    root.addEventListener('focusin', function (e) { light(cellOf(e)); });
+    root.addEventListener('click', function (e) { var c = cellOf(e); if (c) onPick(c); });
     root.addEventListener('keydown', function (e) {
-      var c = cell(e), k = e.key, n, r;
-      if (!c) return;
-      if (k === 'Enter' || k === ' ') n = c;
-      else if (k === 'ArrowRight') n = c.nextElementSibling;
-      else if (k === 'ArrowLeft') n = c.previousElementSibling;
-      else if (k === 'ArrowDown' || k === 'ArrowUp') n = (r = c.parentNode[k === 'ArrowUp' ? 'previousElementSibling' : 'nextElementSibling']) && r.cells[c.cellIndex];
+      var cell = cellOf(e), key = e.key, row = cell && cell.parentNode, next, other;
+      if (!cell) return;
+      if (key === 'Enter' || key === ' ') next = cell;
+      else if (key === 'ArrowRight') next = cell.nextElementSibling;
+      else if (key === 'ArrowLeft') next = cell.previousElementSibling;
+      else if (key === 'Home') next = row.cells[1];
+      else if (key === 'End') next = row.cells[row.cells.length - 1];
+      else if (key === 'ArrowDown' || key === 'ArrowUp') next = (other = row[key === 'ArrowUp' ? 'previousElementSibling' : 'nextElementSibling']) && other.cells[cell.cellIndex];
       else return;
       e.preventDefault();
-      if (n === c) onPick(c);
-      else if (n && n.dataset.col) {
-        c.tabIndex = -1;
-        n.tabIndex = 0;
-        n.focus();
+      if (next === cell) onPick(cell);
+      else if (next && next.dataset.col) {
+        cell.tabIndex = -1;
+        next.tabIndex = 0;
+        next.focus();
       }
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at };
+  CA.render = { fmt: fmt, f32: f32, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

@@ -1,0 +1,43 @@
+// embed.html#<state>: chosen stages without the page around them, for sites that allow an
+// iframe but no script. <state> is encodeURIComponent of a JSON object: the configuration's
+// keys (as in the page's URL) plus the widget's "stages" (an array or a comma list),
+// "controls", "theme" and "caption". The page tells its parent its height on every change, as
+// {type: 'causal-attention:height', height} (see README, Embedding).
+(function () {
+  'use strict';
+  var doc = document, demo = doc.querySelector('causal-attention-demo'), reported = 0;
+  var OPTIONS = ['stages', 'controls', 'theme', 'caption'];
+  doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
+  doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
+
+  function show() {
+    var text = decodeURIComponent(location.hash.slice(1)), state;
+    try {
+      state = JSON.parse(text || '{}');
+    } catch (e) {
+      demo.setAttribute('config', text); // the widget reports the JSON error
+      return;
+    }
+    if (state && state.constructor === Object) {
+      OPTIONS.forEach(function (key) {
+        var v = state[key];
+        delete state[key];
+        if (v === undefined) demo.removeAttribute(key);
+        else demo.setAttribute(key, Array.isArray(v) ? v.join(',') : v === false ? 'off' : String(v));
+      });
+    }
+    demo.setAttribute('config', JSON.stringify(state));
+  }
+
+  function reportHeight() {
+    var height = Math.ceil(doc.documentElement.getBoundingClientRect().height);
+    if (height !== reported && parent !== window) {
+      reported = height;
+      parent.postMessage({ type: 'causal-attention:height', height: height }, '*');
+    }
+  }
+
+  show();
+  addEventListener('hashchange', show);
+  new ResizeObserver(reportHeight).observe(doc.documentElement);
+})();

@@ -1,0 +1,163 @@
+// <causal-attention-demo>: chosen stages as live tables inside a Shadow DOM, so that the host
+// page's CSS and the widget's cannot touch each other. Every widget on a page shares the one
+// WebAssembly instance (CausalAttention.load() caches it) and the one stylesheet.
+//
+//   stages="attn_weights_causal,context_vecs"  which stages (default: all), in this order
+//   preset="book" | config='{"dropout": 0.1}'  the configuration (the CLI's JSON keys)
+//   controls="none" | "compact" | "full"       settings above the tables (default none)
+//   theme="light" | "dark" | "auto"            auto (default) follows prefers-color-scheme
+//   caption="on" | "off"                       table titles, notes and code (default on)
+(function (CA) {
+  'use strict';
+  if (typeof HTMLElement === 'undefined' || typeof customElements === 'undefined') return; // Node
+  var R = CA.render;
+  var PRESETS = { book: {} };
+  // The settings each `controls` level offers; rng is a choice, the booleans checkboxes.
+  var CONTROLS = {
+    compact: ['d_out', 'dropout', 'rng', 'train'],
+    full: ['d_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length']
+  };
+  var BOOLS = { qkv_bias: 1, scale: 1, train: 1 };
+
+  function el(doc, tag, className, parent) {
+    var node = doc.createElement(tag);
+    if (className) node.className = className;
+    return parent ? parent.appendChild(node) : node;
+  }
+  // A number when the text is one, else the text itself, so the core names the problem.
+  function num(text) {
+    text = text.trim();
+    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
+  }
+
+  class CausalAttentionDemo extends HTMLElement {
+    static get observedAttributes() { return ['stages', 'preset', 'config', 'controls', 'theme', 'caption']; }
+
+    constructor() {
+      super();
+      var doc = this.ownerDocument, shadow = this.attachShadow({ mode: 'open' }), self = this;
+      shadow.adoptedStyleSheets = [CA.styleSheet(true)];
+      this.root = el(doc, 'div', 'ca', shadow);
+      this.form = el(doc, 'form', 'cf', this.root); // unnamed: not a landmark, widgets may be many
+      this.error = el(doc, 'p', 'err', this.root);
+      this.error.setAttribute('role', 'status');
+      this.tables = el(doc, 'div', '', this.root);
+      this.note = el(doc, 'div', 'ex', this.root);
+      this.note.setAttribute('aria-live', 'polite');
+      this.note.hidden = true;
+      this.edits = {}; // what the reader changed with the controls, over the attributes
+      this.form.addEventListener('input', function (e) {
+        var input = e.target;
+        self.edits[input.name] = input.type === 'checkbox' ? input.checked : input.tagName === 'SELECT' ? input.value : num(input.value);
+        if (input.name === 'context_length' && !input.value.trim()) delete self.edits.context_length; // empty = T
+        self.update(true);
+      });
+      this.form.addEventListener('submit', function (e) { e.preventDefault(); });
+      R.bind(this.tables, function (cell) { self.explain(cell); });
+      CA.exports.bind(this.root, function () { return self.wt; }, function () { return self.config(); });
+    }
+
+    connectedCallback() { this.update(); }
+
+    attributeChangedCallback(name) {
+      if (name === 'config' || name === 'preset') this.edits = {};
+      if (name === 'controls') this.builtControls = null;
+      this.update();
+    }
+
+    /** The configuration: the preset or the config attribute, then the reader's edits. */
+    config() {
+      var preset = this.getAttribute('preset'), json = this.getAttribute('config'), base = {};
+      if (json) {
+        base = JSON.parse(json);
+        if (!base || base.constructor !== Object) throw new Error('the config attribute must be a JSON object');
+      } else if (preset) {
+        if (!PRESETS.hasOwnProperty(preset)) throw new Error('unknown preset "' + preset + '" (known: book)');
+        base = PRESETS[preset];
+      }
+      return Object.assign({}, base, this.edits);
+    }
+
+    // Renders once the module is loaded; several changes in one task render once.
+    update(fromControls) {
+      var self = this;
+      if (this.pending) return;
+      this.pending = true;
+      CA.load().then(function (api) {
+        self.pending = false;
+        if (self.isConnected) self.render(api, fromControls);
+      });
+    }
+
+    render(api, fromControls) {
+      var doc = this.ownerDocument, wt, ids, unknown;
+      try {
+        wt = api.run(this.config());
+        ids = (this.getAttribute('stages') || '').split(',').map(function (s) { return s.trim(); }).filter(Boolean);
+        unknown = ids.filter(function (id) { return api.stageIds.indexOf(id) < 0; });
+        if (unknown.length) throw new Error('unknown stage "' + unknown[0] + '" (known: ' + api.stageIds.join(', ') + ')');
+      } catch (e) {
+        this.error.textContent = e.message; // the tables keep the last good configuration
+        this.dataset.state = 'error';
+        return;
+      }
+      this.error.textContent = '';
+      this.wt = wt;
+      this.buildControls(doc, wt.config, fromControls);
+      var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' }, fragment = doc.createDocumentFragment();
+      // Bias stages exist only with qkv_bias: a chosen one that is absent is left out.
+      wt.stages.filter(function (s) { return !ids.length || ids.indexOf(s.id) >= 0; })
+        .sort(function (a, b) { return ids.indexOf(a.id) - ids.indexOf(b.id); })
+        .forEach(function (s) { fragment.appendChild(R.stage(s, wt, opts)); });
+      this.tables.replaceChildren(fragment);
+      this.note.hidden = true;
+      this.dataset.state = 'ready';
+      this.dispatchEvent(new CustomEvent('ca-render', { bubbles: true }));
+    }
+
+    // The settings form: built when `controls` changes, its values set from the resolved
+    // configuration (but not while the reader is typing in it).
+    buildControls(doc, cfg, fromControls) {
+      var level = this.getAttribute('controls'), keys = CONTROLS[level] || [], form = this.form;
+      form.hidden = !keys.length;
+      if (this.builtControls !== level) {
+        this.builtControls = level;
+        form.replaceChildren();
+        keys.forEach(function (key) {
+          var label = el(doc, 'label', '', form), input;
+          if (key === 'rng') {
+            input = el(doc, 'select');
+            ['default', 'mkl'].forEach(function (v) { el(doc, 'option', '', input).textContent = v; });
+          } else {
+            input = el(doc, 'input');
+            if (BOOLS[key]) input.type = 'checkbox';
+          }
+          input.name = key;
+          if (BOOLS[key]) label.append(input, ' ' + key); // [x] train
+          else label.append(key + ' ', input); // d_out [2]
+        });
+        fromControls = false;
+      }
+      if (fromControls) return;
+      var edits = this.edits;
+      keys.forEach(function (key) {
+        var input = form.elements[key];
+        if (BOOLS[key]) input.checked = cfg[key];
+        else input.value = key === 'context_length' && !('context_length' in edits) ? '' : String(cfg[key]);
+      });
+    }
+
+    // A clicked cell: its row and column stay marked, and how it was computed shows below.
+    explain(cell) {
+      var doc = this.ownerDocument, d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage, b = +d.batch || 0;
+      var old = this.tables.querySelector('.sel'), title = el(doc, 'p', 'ti');
+      if (old) old.classList.remove('sel');
+      cell.classList.add('sel');
+      title.textContent = id + '[' + (d.batch ? b + ', ' : '') + d.row + ', ' + d.col + '] = ' + cell.textContent;
+      this.note.replaceChildren(title, R.explain(this.wt, id, b, +d.row, +d.col, doc));
+      this.note.hidden = false;
+    }
+  }
+
+  if (!customElements.get('causal-attention-demo')) customElements.define('causal-attention-demo', CausalAttentionDemo);
+})(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

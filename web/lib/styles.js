@@ -1,0 +1,73 @@
+// The tables' stylesheet, shared by the page and every <causal-attention-demo>: the page adopts
+// it into its document, each widget into its shadow root (a constructable stylesheet, which a
+// strict CSP allows where <style> and style="" are blocked). One CSSStyleSheet object serves
+// every widget on a page.
+(function (CA) {
+  'use strict';
+  // The colours as variables. On the page they live on :root; in a widget on its inner .ca
+  // element, not on :host, so that nothing the host page sets can override them.
+  // --dir flips the heatmap's text colour rule (dark text on light cells) in the dark theme.
+  var light = '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
+    '--lo:#f7fbff;--hi:#08306b;--cut:.64;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.22);color-scheme:light';
+  var dark = '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
+    '--lo:#132233;--hi:#c6dbef;--cut:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.25);color-scheme:dark';
+  CA.css = [
+    // The widget: a block as tall as its content. Inherited properties (font, colour,
+    // alignment...) would cross the shadow boundary from the host page, so .ca resets them all
+    // (first, so that the variables below win over its color-scheme).
+    '.ca{all:initial;display:block;direction:ltr;padding:.4rem .6rem;border-radius:6px;background:var(--bg);color:var(--fg);font:16px/1.45 system-ui,sans-serif}',
+    ':root,.ca{--mono:.88rem/1.35 ui-monospace,Menlo,Consolas,monospace;' + light + '}',
+    // theme="auto" (or none) follows the reader's system; theme="light"/"dark" forces one.
+    '@media (prefers-color-scheme:dark){:root,:host(:not([theme=light])) .ca{' + dark + '}}',
+    ':host([theme=dark]) .ca{' + dark + '}',
+    ':host{display:block}:host([hidden]),[hidden]{display:none!important}',
+    '.ca *{box-sizing:border-box}',
+    'button,input,select{font:inherit;font-size:.9rem;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:.15rem .4rem;max-width:100%}',
+    'button{cursor:pointer;margin:.3rem 0}button:disabled{opacity:.5}',
+    ':focus-visible{outline:2px solid var(--accent);outline-offset:1px}',
+    '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}',
+    '.scroll{overflow-x:auto;container-type:inline-size}',
+    '.stage{margin:1rem 0 1.5rem}.ca .stage{margin:.5rem 0}',
+    '.t{border-collapse:collapse;margin-bottom:.3rem;font:var(--mono);font-variant-numeric:tabular-nums}',
+    '.t caption{text-align:left;font:.9rem/1.4 system-ui,sans-serif;padding-bottom:.35rem;contain:inline-size}',
+    '.t caption>*{display:block;width:min(44rem,100cqw)}',
+    '.ti{font-weight:600}',
+    '.sh,.sub,.k,.em,.m,.ni{color:var(--muted)}',
+    'code{font:var(--mono);font-size:.82rem;background:var(--soft);padding:.1rem .35rem;white-space:pre-wrap;overflow-wrap:anywhere}',
+    '.t th,.t td{border:1px solid var(--line);padding:.2rem .45rem;white-space:nowrap}',
+    '.t th{font-family:system-ui,sans-serif;max-width:8rem;overflow:hidden;text-overflow:ellipsis;background:var(--soft)}',
+    '.t .k,.t .em{font-weight:400;font-size:.75rem}',
+    '.t td{text-align:right;cursor:pointer;transition:box-shadow .15s}',
+    '.t td:hover,.t td:focus,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
+    '.t .sel{outline-width:3px}',
+    // Heatmap: background from --lo to --hi by the cell's --v; text black or white past --cut.
+    '.t td.h{background-color:color-mix(in oklab,var(--hi) calc(var(--v)*100%),var(--lo));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
+    '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 2px,transparent 2px 7px)}',
+    '.x{position:relative}.x::after{content:"✗";position:absolute;top:0;right:2px;font-size:.7em}',
+    '.t .hl{box-shadow:inset 0 0 0 99rem var(--hl)}',
+    '.after{margin:0;font-weight:600}',
+    '.tools{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem;margin-bottom:.4rem;font-size:.8rem;color:var(--muted)}',
+    '.tools button{margin:0;font-size:.75rem;padding:0 .35rem}',
+    '.tools textarea{width:100%;height:5rem;font:var(--mono);font-size:.75rem}',
+    // The widget's settings, its error line and its explanation of a clicked number.
+    '.cf{display:flex;flex-wrap:wrap;gap:.2rem 1rem;align-items:center;font-size:.9rem}',
+    '.cf input:not([type]){width:6rem}',
+    '.err{color:var(--err);font-size:.9rem;margin:.25rem 0}',
+    '.ex{font:var(--mono);font-size:.84rem;overflow-wrap:anywhere;border-left:3px solid var(--accent);padding-left:.6rem}',
+    '.ex p{margin:.2rem 0}',
+    '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
+  ].join('\n');
+
+  var sheets = {};
+  /** The stylesheet as a CSSStyleSheet, one per kind, made on first use (browsers only). The
+   *  widget's has px for rem: rem follows the host page's root font size, which must not
+   *  resize the widget. */
+  CA.styleSheet = function (forWidget) {
+    var kind = forWidget ? 'widget' : 'page';
+    if (!sheets[kind]) {
+      sheets[kind] = new CSSStyleSheet();
+      sheets[kind].replaceSync(forWidget ? CA.css.replace(/(\d*\.?\d+)rem/g, function (_, n) { return n * 16 + 'px'; }) : CA.css);
+    }
+    return sheets[kind];
+  };
+})(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
