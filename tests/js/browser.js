@@ -17,20 +17,7 @@ const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/cs
 /** Serves `dir` on 127.0.0.1 (a free port); resolves to {url, close()}. `headers` are added to
  *  every response (e.g. a Content-Security-Policy). */
 function serve(dir, headers = {}) {
-  const server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
-    const file = path.join(dir, rel);
-    if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
-      res.writeHead(404);
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', ...headers });
-    fs.createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) });
-  }));
+  return serveWith(dir, {}, headers);
 }
 
 /** A fresh headless Chromium with its own empty profile. */
@@ -55,7 +42,11 @@ async function watchedPage(context, allowed = '') {
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('requestfailed', (r) => {
+    // A request cut short because its page closed or moved on (ERR_ABORTED) is not a failure.
+    const why = r.failure() ? r.failure().errorText : '';
+    if (why !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.url()} ${why}`);
+  });
   page.on('request', (r) => {
     const u = r.url();
     if (!(u.startsWith('file:') || u.startsWith('data:') || u.startsWith('blob:') || (allowed && u.startsWith(allowed)))) {
