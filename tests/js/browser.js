@@ -73,7 +73,6 @@ function cells(page, id, batch = 0) {
   }, [id, batch]);
 }
 
-module.exports = { serve, launch, watchedPage, ready, cells, web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web') };
 
 /** Like serve(dir, headers), but `files` ({'path/name.html': text}) are served too, as if they
  *  were in `dir`: pages that only tests need, without writing into the build. The object is
@@ -107,8 +106,6 @@ async function axeViolations(page) {
   return violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
 }
 
-module.exports.serveWith = serveWith;
-module.exports.axeViolations = axeViolations;
 
 /** Waits until every <causal-attention-demo> of the page has rendered (data-state set). */
 async function widgetsReady(page) {
@@ -128,5 +125,7 @@ function widgetRow(page, host, stage, row, batch = 0) {
   }, [host, stage, row, batch]);
 }
 
-module.exports.widgetsReady = widgetsReady;
-module.exports.widgetRow = widgetRow;
+module.exports = {
+  serve, serveWith, launch, watchedPage, ready, cells, axeViolations, widgetsReady, widgetRow,
+  web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web'),
+};
