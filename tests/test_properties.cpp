@@ -198,3 +198,14 @@ TEST_CASE("CausalAttention slices its mask buffer and refuses longer inputs",
   CHECK_THROWS_WITH(small.forward(too_long, gen),
                     "CausalAttention: 7 tokens exceed context_length 6");
 }
+
+TEST_CASE("SelfAttention_v2's forward is the walkthrough's context_vec, bit for bit", "[module]") {
+  for (const Case& c : random_cases()) {
+    INFO(c.json);
+    const ca::Walkthrough w = test::run(c.json);
+    ca::Generator gen;
+    gen.manual_seed(w.config.seed_weights);
+    const ca::SelfAttentionV2 sa_v2(c.d_in, c.d_out, c.bias, gen);
+    CHECK(sa_v2.forward(test::stage(w, "inputs"), c.scale).data == test::stage(w, "context_vec").data);
+  }
+}
