@@ -21,11 +21,6 @@
     for (var out = [], i = 0; i < T; i++) out.push(BOOK[i] || 'x' + (i + 1));
     return out;
   }
-  // Not a number: the text itself, so the core names the problem.
-  function num(text) {
-    text = text.trim();
-    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
-  }
   function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function el(tag, props, parent) {
     var node = doc.createElement(tag);
@@ -87,14 +82,14 @@
 
   // The settings as a config of their non-default keys (tokens: labels to use instead).
   function readConfig(tokens) {
-    var c = {}, model = readEditor(), rows = model && model.rows.map(function (r) { return r.map(num); });
+    var c = {}, model = readEditor(), rows = model && model.rows.map(function (r) { return r.map(R.parseNumber); });
     c.inputs = randn || (model ? rows : current.config.inputs);
     var T = randn ? randn.randn[0] : c.inputs.length;
     if (same(c.inputs, defaults.inputs)) delete c.inputs;
     tokens = tokens || (model || current.config).tokens;
     if (!same(tokens, defaultTokens(T))) c.tokens = tokens;
     NUMBERS.forEach(function (k) {
-      var text = fields[k].value, v = num(text);
+      var text = fields[k].value, v = R.parseNumber(text);
       if (k === 'context_length' ? text.trim() : !same(v, defaults[k])) c[k] = v; // empty context_length = T
     });
     BOOLS.forEach(function (k) { if (fields[k].checked !== defaults[k]) c[k] = fields[k].checked; });
@@ -203,8 +198,8 @@
     apply('inputs');
   }
   function randomize() {
-    var T = num(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
-    randn = { randn: [T, num(fields.randn_d_in.value)], seed: num(fields.randn_seed.value) };
+    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
+    randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
     if (T > 0 && T < 1025) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
     if ((res = apply('randn', fields.randn_tokens, tokens))) buildEditor(editorModel(res, {}));
     else randn = old;

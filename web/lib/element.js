@@ -24,11 +24,6 @@
     if (className) node.className = className;
     return parent ? parent.appendChild(node) : node;
   }
-  // A number when the text is one, else the text itself, so the core names the problem.
-  function num(text) {
-    text = text.trim();
-    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
-  }
 
   class CausalAttentionDemo extends HTMLElement {
     static get observedAttributes() { return ['stages', 'preset', 'config', 'controls', 'theme', 'caption']; }
@@ -48,7 +43,7 @@
       this.edits = {}; // what the reader changed with the controls, over the attributes
       this.form.addEventListener('input', function (e) {
         var input = e.target;
-        self.edits[input.name] = input.type === 'checkbox' ? input.checked : input.tagName === 'SELECT' ? input.value : num(input.value);
+        self.edits[input.name] = input.type === 'checkbox' ? input.checked : input.tagName === 'SELECT' ? input.value : CA.render.parseNumber(input.value);
         if (input.name === 'context_length' && !input.value.trim()) delete self.edits.context_length; // empty = T
         self.update(true);
       });

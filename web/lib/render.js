@@ -16,6 +16,12 @@
     }
     return String(x);
   }
+  // The value of a number typed into a control: a number when the text is one, else the
+  // text itself, so that the core names the problem.
+  function parseNumber(text) {
+    text = text.trim();
+    return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
+  }
   function el(doc, tag, className, text) {
     var node = doc.createElement(tag);
     if (className) node.className = className;
@@ -270,5 +276,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
