@@ -148,6 +148,7 @@ std::string tensor_str(const View& v, int indent, bool summarize, const Formatte
 std::string torch_str(const Tensor& t) {
   const std::string prefix = "tensor(";
   if (t.numel() == 0) return prefix + "[])";
+  if (t.shape.empty()) return prefix + Formatter(t.data).format(t.data[0]) + ")";  // _scalar_str
   const View v{t.data.data(), t.shape};
   const bool summarize = t.numel() > kThreshold;
   std::vector<float> measured;

@@ -67,6 +67,19 @@ std::string validate(const Config& c) {
   if (!is_probability(c.class_dropout)) {
     return cat({"\"class_dropout\" must be between 0 and 1 (got ", shortest(c.class_dropout), ")"});
   }
+  if (c.query_token < -1 || c.query_token >= T) {
+    return cat({"\"query_token\" must be between 0 and ", decimal(T - 1), " (one of the ",
+                decimal(T), " tokens; got ", decimal(c.query_token), ")"});
+  }
+  if (c.num_heads < 1 || c.num_heads > kMaxHeads) {
+    return cat({"\"num_heads\" must be between 1 and ", decimal(kMaxHeads), " (got ",
+                decimal(c.num_heads), ")"});
+  }
+  if (static_cast<long long>(c.num_heads) * c.d_out > kMaxWrapperWidth) {
+    return cat({"\"num_heads\" x \"d_out\" must be at most ", decimal(kMaxWrapperWidth),
+                " (MultiHeadAttentionWrapper's output width; got ", decimal(c.num_heads), " x ",
+                decimal(c.d_out), ")"});
+  }
   if (c.context_length < 0 || c.context_length > kMaxTokens) {
     return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ",
                 decimal(c.context_length), ")"});
@@ -78,7 +91,14 @@ std::string validate(const Config& c) {
   return "";
 }
 
+std::string mha_error(const Config& c) {
+  if (c.d_out % c.num_heads == 0) return "";
+  return cat({"MultiHeadAttention needs \"d_out\" divisible by \"num_heads\" (got d_out ",
+              decimal(c.d_out), ", num_heads ", decimal(c.num_heads), ")"});
+}
+
 Config resolve(Config c) {
+  if (c.query_token < 0) c.query_token = c.num_tokens() > 1 ? 1 : 0;
   if (c.tokens.empty()) c.tokens = default_tokens(c.num_tokens());
   if (c.context_length == 0) c.context_length = c.num_tokens();
   return c;

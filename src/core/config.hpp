@@ -15,6 +15,9 @@ namespace ca {
 constexpr int kMaxTokens = 1024;
 constexpr int kMaxDim = 1024;
 constexpr std::size_t kMaxTokenLength = 100;
+constexpr int kMaxHeads = 128;
+// MultiHeadAttentionWrapper's output is (2, T, num_heads * d_out): kept to what a page can hold.
+constexpr int kMaxWrapperWidth = 16384;
 
 // `{"randn": [T, D], "seed": S}`: torch.manual_seed(S); torch.randn(T, D).
 struct RandnInputs {
@@ -28,6 +31,9 @@ struct Config {
   std::optional<RandnInputs> randn;  // inputs drawn by torch.randn instead
   std::vector<std::string> tokens;   // T row labels; empty: default_tokens(T)
   int d_out = 2;
+  int query_token = -1;              // §3.3/§3.4's query x^(q+1); -1: 1 ("journey"), or 0 if T = 1
+  std::uint64_t seed_v1 = 123;       // seeds SelfAttention_v1's torch.rand weights (§3.4)
+  int num_heads = 2;                 // heads of §3.6's two multi-head modules
   bool qkv_bias = false;
   bool scale = true;                 // divide scores by sqrt(d_k) before softmax
   std::uint64_t seed_weights = 789;  // seeds SelfAttention_v2's three nn.Linear
@@ -51,7 +57,10 @@ std::vector<std::string> default_tokens(int n);
 // One clear sentence naming the first problem, or "" when the configuration is valid.
 std::string validate(const Config& config);
 
-// The configuration with defaults made explicit: tokens and context_length filled in.
+// "" when MultiHeadAttention can be built (d_out % num_heads == 0), else why not.
+std::string mha_error(const Config& config);
+
+// The configuration with defaults made explicit: tokens, query_token, context_length filled in.
 // Precondition: validate(config) is "".
 Config resolve(Config config);
 

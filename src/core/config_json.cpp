@@ -168,6 +168,9 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "inputs") return read_inputs(v, c);
   if (key == "tokens") return read_tokens(v, c);
   if (key == "d_out") return read_int(v, key, 1, kMaxDim, c.d_out);
+  if (key == "query_token") return read_int(v, key, 0, kMaxTokens - 1, c.query_token);
+  if (key == "seed_v1") return read_seed(v, key, c.seed_v1);
+  if (key == "num_heads") return read_int(v, key, 1, kMaxHeads, c.num_heads);
   if (key == "qkv_bias") return read_bool(v, key, c.qkv_bias);
   if (key == "scale") return read_bool(v, key, c.scale);
   if (key == "seed_weights") return read_seed(v, key, c.seed_weights);
@@ -266,6 +269,9 @@ json::Value config_to_value(const Config& c) {
   v.members = {{"inputs", std::move(inputs)},
                {"tokens", std::move(tokens)},
                {"d_out", make_number(c.d_out)},
+               {"query_token", make_number(c.query_token)},
+               {"seed_v1", seed(c.seed_v1)},
+               {"num_heads", make_number(c.num_heads)},
                {"qkv_bias", make_bool(c.qkv_bias)},
                {"scale", make_bool(c.scale)},
                {"seed_weights", seed(c.seed_weights)},

@@ -1,5 +1,6 @@
 #include "nn.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,52 @@ Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng
   return y;
 }
 
+Tensor matmul(const Tensor& x, const Tensor& w) {
+  const int k = w.shape[0], n = w.shape[1];
+  if (x.cols() != k) {
+    throw std::invalid_argument("matmul: input has " + decimal(x.cols()) + " columns, expected " +
+                                decimal(k));
+  }
+  std::vector<int> shape = x.shape;
+  shape.back() = n;
+  Tensor y(shape);
+  const int rows = static_cast<int>(x.numel() / k);
+  // linear_forward multiplies by weight^T: hand it w^T (n, k), the product is x @ w.
+  const RowMatrix w_t = w.matrix().transpose();
+  linear_forward(MatrixMap(y.data.data(), rows, n), ConstMatrixMap(x.data.data(), rows, k), w_t,
+                 nullptr);
+  return y;
+}
+
+namespace {
+
+Tensor rand_parameter(int d_in, int d_out, Generator& gen) {
+  Tensor w({d_in, d_out});
+  uniform_(w, 0.0, 1.0, gen);  // torch.rand
+  return w;
+}
+
+}  // namespace
+
+SelfAttentionV1::SelfAttentionV1(int d_in, int d_out, Generator& gen)
+    : W_query(rand_parameter(d_in, d_out, gen)),
+      W_key(rand_parameter(d_in, d_out, gen)),
+      W_value(rand_parameter(d_in, d_out, gen)) {}
+
+SelfAttentionV1::SelfAttentionV1(Tensor w_query, Tensor w_key, Tensor w_value)
+    : W_query(std::move(w_query)), W_key(std::move(w_key)), W_value(std::move(w_value)) {}
+
+Tensor SelfAttentionV1::forward(const Tensor& x, bool scale) const {
+  const Tensor keys = matmul(x, W_key), queries = matmul(x, W_query),
+               values = matmul(x, W_value);  // (T, d_out)
+  const int T = x.rows(), d_out = keys.cols();
+  Tensor scores({T, T}), weights({T, T}), context({T, d_out});
+  scores_forward(scores.matrix(), queries.matrix(), keys.matrix());
+  softmax_forward(weights.matrix(), scores.matrix(), score_divisor(d_out, scale));
+  context_forward(context.matrix(), weights.matrix(), values.matrix());
+  return context;
+}
+
 SelfAttentionV2::SelfAttentionV2(int d_in, int d_out, bool qkv_bias, Generator& gen)
     : W_query(d_in, d_out, qkv_bias, gen),
       W_key(d_in, d_out, qkv_bias, gen),
@@ -103,6 +150,109 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   for (int b = 0; b < B; ++b)
     context_forward(context.matrix(b), dropped.matrix(b), values.matrix(b));
   return context;
+}
+
+MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(int d_in, int d_out, int context_length,
+                                                     double dropout, int num_heads,
+                                                     bool qkv_bias, Generator& gen) {
+  heads.reserve(num_heads);
+  for (int h = 0; h < num_heads; ++h)  // nn.ModuleList([...]): head 0 draws first
+    heads.emplace_back(d_in, d_out, context_length, dropout, qkv_bias, gen);
+}
+
+Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen) const {
+  std::vector<Tensor> outs;
+  for (const CausalAttention& head : heads) outs.push_back(head.forward(x, gen));
+  const int H = static_cast<int>(heads.size()), d = outs.at(0).cols();
+  const int rows = static_cast<int>(outs[0].numel() / d);  // B * T
+  std::vector<int> shape = outs[0].shape;
+  shape.back() = H * d;
+  Tensor y(shape);
+  for (int r = 0; r < rows; ++r)  // torch.cat(dim=-1): each row is head 0's, then head 1's, ...
+    for (int h = 0; h < H; ++h)
+      std::copy_n(outs[h].data.begin() + static_cast<std::size_t>(r) * d, d,
+                  y.data.begin() + (static_cast<std::size_t>(r) * H + h) * d);
+  return y;
+}
+
+namespace {
+
+int divisible(int d_out, int num_heads) {
+  if (num_heads < 1 || d_out % num_heads != 0) {
+    throw std::invalid_argument("MultiHeadAttention: d_out must be divisible by num_heads (d_out " +
+                                decimal(d_out) + ", num_heads " + decimal(num_heads) + ")");
+  }
+  return d_out;
+}
+
+// (B, T, H * hd) -> (B, H, T, hd): view(b, T, H, hd).transpose(1, 2), made contiguous.
+Tensor split_heads(const Tensor& x, int H) {
+  const int B = x.shape[0], T = x.shape[1], hd = x.shape[2] / H;
+  Tensor y({B, H, T, hd});
+  auto out = y.data.begin();
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t, out += hd)
+        std::copy_n(x.data.begin() + (static_cast<std::size_t>(b) * T + t) * H * hd + h * hd, hd,
+                    out);
+  return y;
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(int d_in, int d_out, int context_length_, double dropout,
+                                       int num_heads_, bool qkv_bias, Generator& gen)
+    : W_query(d_in, divisible(d_out, num_heads_), qkv_bias, gen),  // the book asserts first
+      W_key(d_in, d_out, qkv_bias, gen),
+      W_value(d_in, d_out, qkv_bias, gen),
+      out_proj(d_out, d_out, true, gen),
+      num_heads(num_heads_),
+      head_dim(d_out / num_heads_),
+      dropout_p(dropout),
+      context_length(context_length_),
+      mask(causal_mask(context_length_)) {}
+
+Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
+  return trace(x, gen).context_vecs;
+}
+
+MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen) const {
+  if (x.dim() != 3)
+    throw std::invalid_argument("MultiHeadAttention: input must be (b, num_tokens, d_in)");
+  const int B = x.shape[0], T = x.shape[1], H = num_heads, hd = head_dim;
+  if (T > context_length) {
+    throw std::invalid_argument("MultiHeadAttention: " + decimal(T) +
+                                " tokens exceed context_length " + decimal(context_length));
+  }
+  Trace t;
+  t.queries = split_heads(W_query(x), H);  // (B, H, T, hd)
+  t.keys = split_heads(W_key(x), H);
+  t.values = split_heads(W_value(x), H);
+  t.attn_scores = Tensor({B, H, T, T});
+  t.attn_weights = Tensor({B, H, T, T});
+  const float divisor = score_divisor(hd, scale);  // keys.shape[-1] is head_dim
+  for (int bh = 0; bh < B * H; ++bh) {  // queries @ keys.transpose(2, 3): one matrix per (b, h)
+    scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
+    masked_fill(t.attn_scores.matrix(bh), mask.matrix());
+    softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh), divisor);
+  }
+  // One dropout over the (B, H, T, T) tensor, drawn in its row-major order.
+  if (training && dropout_p != 0.0)
+    t.attn_weights = dropout(t.attn_weights, dropout_p, training, gen, rng);
+  // (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
+  t.context_vec = Tensor({B, T, H * hd});
+  Tensor head({T, hd});
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < H; ++h) {
+      context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
+      for (int i = 0; i < T; ++i)
+        std::copy_n(head.data.begin() + static_cast<std::size_t>(i) * hd, hd,
+                    t.context_vec.data.begin() + (static_cast<std::size_t>(b) * T + i) * H * hd +
+                        h * hd);
+    }
+  }
+  t.context_vecs = out_proj(t.context_vec);
+  return t;
 }
 
 }  // namespace ca

@@ -1,8 +1,9 @@
-// The book's modules: nn.Linear with PyTorch's initialisation, nn.Dropout, SelfAttention_v2
-// and CausalAttention. Constructors draw from the generator in PyTorch's order.
+// The book's modules: nn.Linear with PyTorch's initialisation, nn.Dropout, SelfAttention_v1,
+// SelfAttention_v2, CausalAttention, MultiHeadAttentionWrapper and MultiHeadAttention. Constructors draw from the generator in PyTorch's order.
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "generator.hpp"
 #include "tensor.hpp"
@@ -22,6 +23,21 @@ struct Linear {
 // nn.Dropout(p) applied to x: identity in eval mode or for p = 0 (no draw), zeros for p = 1
 // (no draw), otherwise x * bernoulli(1 - p) / (1 - p).
 Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng rng);
+
+// SelfAttention_v1(d_in, d_out) of §3.4.2: three torch.nn.Parameter(torch.rand(d_in, d_out)),
+// query first, used as x @ W (the transpose of nn.Linear's layout).
+struct SelfAttentionV1 {
+  Tensor W_query, W_key, W_value;  // (d_in, d_out)
+
+  SelfAttentionV1(int d_in, int d_out, Generator& gen);
+  // Exercise 3.1: carrying given (d_in, d_out) weights, e.g. SelfAttention_v2's transposed.
+  SelfAttentionV1(Tensor w_query, Tensor w_key, Tensor w_value);
+  // x (T, d_in) -> context (T, d_out)
+  Tensor forward(const Tensor& x, bool scale = true) const;
+};
+
+// y (T, n) = x (T, k) @ w (k, n), a BLAS-order matmul (torch.mm).
+Tensor matmul(const Tensor& x, const Tensor& w);
 
 // SelfAttention_v2(d_in, d_out, qkv_bias) of §3.4.
 struct SelfAttentionV2 {
@@ -47,6 +63,46 @@ struct CausalAttention {
   // x (B, T, d_in) -> context (B, T, d_out). Throws std::invalid_argument when
   // T > context_length (PyTorch would fail on the mask slice) or d_in does not match.
   Tensor forward(const Tensor& x, Generator& gen) const;
+};
+
+// MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of
+// §3.6.1: H CausalAttention heads built one after the other from one generator.
+struct MultiHeadAttentionWrapper {
+  std::vector<CausalAttention> heads;
+
+  MultiHeadAttentionWrapper(int d_in, int d_out, int context_length, double dropout,
+                            int num_heads, bool qkv_bias, Generator& gen);
+  // x (B, T, d_in) -> (B, T, H * d_out): torch.cat([head(x) for head in heads], dim=-1),
+  // the heads' dropout draws in head order.
+  Tensor forward(const Tensor& x, Generator& gen) const;
+};
+
+// MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of §3.6.2.
+struct MultiHeadAttention {
+  Linear W_query, W_key, W_value, out_proj;  // out_proj: nn.Linear(d_out, d_out), with bias
+  int num_heads, head_dim;
+  double dropout_p;
+  int context_length;
+  Tensor mask;  // (context_length, context_length): triu(ones, diagonal=1)
+  bool training = true;
+  bool scale = true;
+  DropoutRng rng = DropoutRng::Default;
+
+  // Every intermediate of forward, in the book's names (hd = head_dim = d_out / H).
+  struct Trace {
+    Tensor queries, keys, values;  // (B, H, T, hd): view(b, T, H, hd).transpose(1, 2)
+    Tensor attn_scores;            // (B, H, T, T), masked with -inf in place
+    Tensor attn_weights;           // (B, H, T, T), softmaxed, then dropout
+    Tensor context_vec;            // (B, T, d_out): heads side by side, before out_proj
+    Tensor context_vecs;           // (B, T, d_out) = out_proj(context_vec)
+  };
+
+  // Throws std::invalid_argument unless d_out % num_heads == 0.
+  MultiHeadAttention(int d_in, int d_out, int context_length, double dropout, int num_heads,
+                     bool qkv_bias, Generator& gen);
+  // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init.
+  Tensor forward(const Tensor& x, Generator& gen) const;
+  Trace trace(const Tensor& x, Generator& gen) const;
 };
 
 }  // namespace ca

@@ -19,6 +19,53 @@ struct StageInfo {
 };
 constexpr StageInfo kStages[] = {
     {"inputs", "Input embeddings", "{inputs}"},
+    // §3.3.1 a simple attention without trainable weights, for one query token
+    {"simple.attn_scores_q", "Attention scores of the query token",
+     "query = inputs[{q}]; attn_scores_q = torch.empty(inputs.shape[0]); "
+     "for i, x_i in enumerate(inputs): attn_scores_q[i] = torch.dot(x_i, query)"},
+    {"simple.attn_weights_q_tmp", "Scores divided by their sum",
+     "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()"},
+    {"simple.attn_weights_q_naive", "Naive softmax of the scores",
+     "attn_weights_q_naive = torch.exp(attn_scores_q) / torch.exp(attn_scores_q).sum(dim=0)"},
+    {"simple.attn_weights_q", "Softmax of the scores",
+     "attn_weights_q = torch.softmax(attn_scores_q, dim=0)"},
+    {"simple.context_vec_q", "Context vector of the query token",
+     "context_vec_q = torch.zeros(query.shape); "
+     "for i, x_i in enumerate(inputs): context_vec_q += attn_weights_q[i] * x_i"},
+    // §3.3.2 all tokens at once
+    {"simple.attn_scores", "Attention scores of every token", "attn_scores = inputs @ inputs.T"},
+    {"simple.attn_weights", "Attention weights of every token",
+     "attn_weights = torch.softmax(attn_scores, dim=-1)"},
+    {"simple.all_context_vecs", "Context vectors of every token",
+     "all_context_vecs = attn_weights @ inputs"},
+    // §3.4.1 trainable weights, step by step
+    {"v1.W_query", "Query weights (d_in × d_out)",
+     "torch.manual_seed({seed_v1}); "
+     "W_query = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
+    {"v1.W_key", "Key weights (d_in × d_out)",
+     "W_key = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
+    {"v1.W_value", "Value weights (d_in × d_out)",
+     "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
+    {"v1.query_q", "Query of the query token", "query_q = inputs[{q}] @ W_query"},
+    {"v1.keys", "Keys", "keys = inputs @ W_key"},
+    {"v1.values", "Values", "values = inputs @ W_value"},
+    {"v1.attn_score_qq", "The query token's score against its own key",
+     "attn_score_qq = query_q.dot(keys[{q}])"},
+    {"v1.attn_scores_q", "Scores of the query against every key",
+     "attn_scores_q = query_q @ keys.T"},
+    {"v1.attn_weights_q", "Scaled softmax of the scores",
+     "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)"},
+    {"v1.context_vec_q", "Context vector of the query token",
+     "context_vec_q = attn_weights_q @ values"},
+    // §3.4.2 the compact class, and exercise 3.1
+    {"v1.context_vecs", "Context vectors of SelfAttention_v1",
+     "torch.manual_seed({seed_v1}); sa_v1 = SelfAttention_v1({d_in}, {d_out}); "
+     "sa_v1(inputs){unscaled}"},
+    {"v1_from_v2.context_vecs", "SelfAttention_v1 with SelfAttention_v2's weights (exercise 3.1)",
+     "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2({d_in}, {d_out}{ca_bias}); "
+     "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T); "
+     "sa_v1.W_key = nn.Parameter(sa_v2.W_key.weight.T); "
+     "sa_v1.W_value = nn.Parameter(sa_v2.W_value.weight.T); sa_v1(inputs)"},
     {"W_query", "Query weights of SelfAttention_v2",
      "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2(d_in={d_in}, d_out={d_out}, "
      "qkv_bias={qkv_bias}); sa_v2.W_query.weight"},
@@ -63,6 +110,50 @@ constexpr StageInfo kStages[] = {
     {"ca.b_key", "Key bias of CausalAttention", "ca.W_key.bias"},
     {"ca.b_value", "Value bias of CausalAttention", "ca.W_value.bias"},
     {"context_vecs", "Context vectors of CausalAttention", "context_vecs = ca(batch){unscaled}"},
+    // §3.6.1 heads side by side
+    {"mhaw.W_query", "Query weights of every head",
+     "torch.manual_seed({seed_class}); mhaw = MultiHeadAttentionWrapper({d_in}, {d_out}, "
+     "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
+     "torch.stack([head.W_query.weight for head in mhaw.heads])"},
+    {"mhaw.W_key", "Key weights of every head",
+     "torch.stack([head.W_key.weight for head in mhaw.heads])"},
+    {"mhaw.W_value", "Value weights of every head",
+     "torch.stack([head.W_value.weight for head in mhaw.heads])"},
+    {"mhaw.b_query", "Query biases of every head",
+     "torch.stack([head.W_query.bias for head in mhaw.heads])"},
+    {"mhaw.b_key", "Key biases of every head",
+     "torch.stack([head.W_key.bias for head in mhaw.heads])"},
+    {"mhaw.b_value", "Value biases of every head",
+     "torch.stack([head.W_value.bias for head in mhaw.heads])"},
+    {"mhaw.context_vecs", "Context vectors of the heads, concatenated",
+     "context_vecs = mhaw(batch){unscaled}"},
+    // §3.6.2 one module, heads split by view and transpose
+    {"mha.W_query", "Query weights of MultiHeadAttention",
+     "torch.manual_seed({seed_class}); mha = MultiHeadAttention({d_in}, {d_out}, "
+     "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
+     "mha.W_query.weight"},
+    {"mha.W_key", "Key weights of MultiHeadAttention", "mha.W_key.weight"},
+    {"mha.W_value", "Value weights of MultiHeadAttention", "mha.W_value.weight"},
+    {"mha.b_query", "Query bias of MultiHeadAttention", "mha.W_query.bias"},
+    {"mha.b_key", "Key bias of MultiHeadAttention", "mha.W_key.bias"},
+    {"mha.b_value", "Value bias of MultiHeadAttention", "mha.W_value.bias"},
+    {"mha.out_proj.weight", "Output projection weights", "mha.out_proj.weight"},
+    {"mha.out_proj.bias", "Output projection bias", "mha.out_proj.bias"},
+    {"mha.queries", "Queries split into heads",
+     "queries = mha.W_query(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
+    {"mha.keys", "Keys split into heads",
+     "keys = mha.W_key(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
+    {"mha.values", "Values split into heads",
+     "values = mha.W_value(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
+    {"mha.attn_scores", "Masked attention scores of every head",
+     "attn_scores = queries @ keys.transpose(2, 3); "
+     "attn_scores.masked_fill_(mha.mask.bool()[:{T}, :{T}], -torch.inf)"},
+    {"mha.attn_weights", "Attention weights of every head",
+     "attn_weights = mha.dropout(torch.softmax(attn_scores{scaled}, dim=-1))"},
+    {"mha.context_vec", "Heads' context vectors side by side",
+     "context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(2, {T}, {d_out})"},
+    {"mha.context_vecs", "Context vectors of MultiHeadAttention",
+     "context_vecs = mha.out_proj(context_vec)  # = mha(batch)"},
 };
 
 // A Python float literal: 0.5, 0.0, 1e-05.
@@ -94,6 +185,10 @@ Variables variables(const Config& c) {
           {"seed_class", decimal(c.seed_class)},
           {"d_in", decimal(c.d_in())},
           {"d_out", decimal(c.d_out)},
+          {"q", decimal(c.query_token)},
+          {"seed_v1", decimal(c.seed_v1)},
+          {"num_heads", decimal(c.num_heads)},
+          {"head_dim", decimal(c.d_out / c.num_heads)},
           {"T", decimal(c.num_tokens())},
           {"context_length", decimal(c.context_length)},
           {"qkv_bias", c.qkv_bias ? "True" : "False"},
@@ -157,26 +252,131 @@ const std::vector<std::string>& all_stage_ids() {
 }
 
 bool is_bias_stage(const std::string& id) {
-  return id.rfind("b_", 0) == 0 || id.rfind("ca.b_", 0) == 0;
+  return id.rfind("b_", 0) == 0 || id.find(".b_") != std::string::npos;
 }
 
-Walkthrough run_walkthrough(const Config& config) {
-  if (const std::string error = validate(config); !error.empty())
-    throw std::invalid_argument(error);
-  Walkthrough w{resolve(config), {}};
-  const Config& c = w.config;
-  Builder out(w, c);
-  Generator gen;
-  const int T = c.num_tokens(), d_in = c.d_in(), d_out = c.d_out;
-  const float divisor = score_divisor(d_out, c.scale);
+namespace {
 
-  // 1. Self-attention with trainable weights (§3.4), the starting point of §3.5.
-  Tensor x = c.inputs;
-  if (c.randn) {
-    gen.manual_seed(c.randn->seed);
-    x = randn({T, d_in}, gen);
+// The parts of the program that run on demand: each needs only the inputs.
+enum class Part { Simple, V1, Sa, Wrapper, Mha };
+
+Part part_of(const std::string& id) {
+  if (id.rfind("simple.", 0) == 0) return Part::Simple;
+  if (id.rfind("v1.", 0) == 0 || id.rfind("v1_from_v2.", 0) == 0) return Part::V1;
+  if (id.rfind("mhaw.", 0) == 0) return Part::Wrapper;
+  if (id.rfind("mha.", 0) == 0) return Part::Mha;
+  return Part::Sa;
+}
+
+// A (1, n) view of a vector, for the matrix kernels.
+Tensor as_row(const Tensor& v) { return Tensor({1, static_cast<int>(v.numel())}, v.data); }
+
+Tensor row_of(const Tensor& m, int r) {
+  return Tensor({m.cols()}, std::vector<float>(m.data.begin() + static_cast<std::size_t>(r) * m.cols(),
+                                               m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
+}
+
+// Float32 sum in index order.
+float sum_in_order(const Tensor& t) {
+  float s = 0.0f;
+  for (const float v : t.data) s += v;
+  return s;
+}
+
+// torch.stack((x, x), dim=0): (T, d) -> (2, T, d)
+Tensor stack_twice(const Tensor& x) {
+  Tensor y({2, x.rows(), x.cols()});
+  std::copy(x.data.begin(), x.data.end(), y.data.begin());
+  std::copy(x.data.begin(), x.data.end(), y.data.begin() + x.numel());
+  return y;
+}
+
+// §3.3: attention without trainable weights, the inputs attending to themselves.
+void simple_part(Builder& out, const Tensor& inputs, int q) {
+  const int T = inputs.rows(), d_in = inputs.cols();
+  const Tensor query = row_of(inputs, q);
+  Tensor scores_q({T});  // one torch.dot per token, in order
+  for (int i = 0; i < T; ++i) {
+    float dot = 0.0f;
+    for (int k = 0; k < d_in; ++k) dot += inputs.at(i, k) * query.data[k];
+    scores_q.data[i] = dot;
   }
-  const Tensor& inputs = out.add("inputs", std::move(x));
+  const Tensor& attn_scores_q = out.add("simple.attn_scores_q", std::move(scores_q));
+  Tensor tmp = attn_scores_q;
+  const float total = sum_in_order(attn_scores_q);
+  for (float& v : tmp.data) v /= total;
+  out.add("simple.attn_weights_q_tmp", std::move(tmp));
+  Tensor naive = attn_scores_q;  // exp / sum(exp), no max subtracted, as the book writes it
+  for (float& v : naive.data) v = std::exp(v);
+  const float exp_total = sum_in_order(naive);
+  for (float& v : naive.data) v /= exp_total;
+  out.add("simple.attn_weights_q_naive", std::move(naive));
+  Tensor weights_q({1, T});
+  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), 1.0f);
+  weights_q.shape = {T};
+  const Tensor& attn_weights_q = out.add("simple.attn_weights_q", std::move(weights_q));
+  Tensor context_q({d_in});  // context_vec_q += attn_weights_q[i] * x_i, token by token
+  for (int i = 0; i < T; ++i)
+    for (int k = 0; k < d_in; ++k) context_q.data[k] += attn_weights_q.data[i] * inputs.at(i, k);
+  out.add("simple.context_vec_q", std::move(context_q));
+
+  Tensor scores({T, T});
+  scores_forward(scores.matrix(), inputs.matrix(), inputs.matrix());  // inputs @ inputs.T
+  const Tensor& attn_scores = out.add("simple.attn_scores", std::move(scores));
+  Tensor weights({T, T});
+  softmax_forward(weights.matrix(), attn_scores.matrix(), 1.0f);
+  const Tensor& attn_weights = out.add("simple.attn_weights", std::move(weights));
+  Tensor context({T, d_in});
+  context_forward(context.matrix(), attn_weights.matrix(), inputs.matrix());
+  out.add("simple.all_context_vecs", std::move(context));
+}
+
+// §3.4.1 and §3.4.2: torch.rand weights used as x @ W, then SelfAttention_v1, then exercise 3.1.
+void v1_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
+  const int T = inputs.rows(), d_in = inputs.cols(), d_out = c.d_out, q = c.query_token;
+  gen.manual_seed(c.seed_v1);
+  const SelfAttentionV1 w(d_in, d_out, gen);  // the three Parameters, query first
+  out.add("v1.W_query", w.W_query);
+  out.add("v1.W_key", w.W_key);
+  out.add("v1.W_value", w.W_value);
+  const Tensor& query_q = out.add("v1.query_q", matmul(row_of(inputs, q), w.W_query));
+  const Tensor& keys = out.add("v1.keys", matmul(inputs, w.W_key));
+  const Tensor& values = out.add("v1.values", matmul(inputs, w.W_value));
+  float dot = 0.0f;
+  for (int k = 0; k < d_out; ++k) dot += query_q.data[k] * keys.at(q, k);
+  out.add("v1.attn_score_qq", Tensor(std::vector<int>{}, std::vector<float>{dot}));
+  Tensor scores_q({1, T});
+  scores_forward(scores_q.matrix(), as_row(query_q).matrix(), keys.matrix());
+  scores_q.shape = {T};
+  const Tensor& attn_scores_q = out.add("v1.attn_scores_q", std::move(scores_q));
+  Tensor weights_q({1, T});
+  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), score_divisor(d_out, c.scale));
+  weights_q.shape = {T};
+  const Tensor& attn_weights_q = out.add("v1.attn_weights_q", std::move(weights_q));
+  Tensor context_q({1, d_out});
+  context_forward(context_q.matrix(), as_row(attn_weights_q).matrix(), values.matrix());
+  context_q.shape = {d_out};
+  out.add("v1.context_vec_q", std::move(context_q));
+
+  gen.manual_seed(c.seed_v1);
+  const SelfAttentionV1 sa_v1(d_in, d_out, gen);
+  out.add("v1.context_vecs", sa_v1.forward(inputs, c.scale));
+  gen.manual_seed(c.seed_weights);
+  const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
+  const auto transposed = [](const Linear& l) {
+    Tensor t({l.weight.shape[1], l.weight.shape[0]});
+    t.matrix() = l.weight.matrix().transpose();
+    return t;
+  };
+  const SelfAttentionV1 from_v2(transposed(sa_v2.W_query), transposed(sa_v2.W_key),
+                                transposed(sa_v2.W_value));
+  out.add("v1_from_v2.context_vecs", from_v2.forward(inputs, c.scale));
+}
+
+// §3.5, the program of today: SelfAttention_v2, the two masks, dropout, CausalAttention.
+void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
+  const int T = inputs.rows(), d_in = inputs.cols(), d_out = c.d_out;
+  const float divisor = score_divisor(d_out, c.scale);
   gen.manual_seed(c.seed_weights);
   const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
   out.weights("", {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
@@ -194,7 +394,7 @@ Walkthrough run_walkthrough(const Config& config) {
   context_forward(context.matrix(), attn_weights.matrix(), values.matrix());
   out.add("context_vec", std::move(context));
 
-  // 2. The simple mask: zero the weights above the diagonal, then renormalise each row.
+  // The simple mask: zero the weights above the diagonal, then renormalise each row.
   const Tensor& mask_simple = out.add("mask_simple", lower_triangle(T));
   Tensor product({T, T});
   multiply(product.matrix(), attn_weights.matrix(), mask_simple.matrix());
@@ -206,7 +406,7 @@ Walkthrough run_walkthrough(const Config& config) {
   divide_rows(norm.matrix(), masked_simple.matrix(), row_sum.matrix());
   out.add("masked_simple_norm", std::move(norm));
 
-  // 3. The efficient mask: -inf above the diagonal before the softmax (pass 3, then 4).
+  // The efficient mask: -inf above the diagonal before the softmax (pass 3, then 4).
   const Tensor& mask = out.add("mask", causal_mask(T));
   Tensor filled = attn_scores;
   masked_fill(filled.matrix(), mask.matrix());
@@ -215,17 +415,14 @@ Walkthrough run_walkthrough(const Config& config) {
   softmax_forward(causal.matrix(), masked.matrix(), divisor);
   const Tensor& attn_weights_causal = out.add("attn_weights_causal", std::move(causal));
 
-  // 4. Dropout, re-seeded before each use as in the book.
+  // Dropout, re-seeded before each use as in the book.
   gen.manual_seed(c.seed_dropout);
   out.add("dropout_example", dropout(Tensor({T, T}, 1.0f), c.dropout, c.train, gen, c.rng));
   gen.manual_seed(c.seed_dropout);
   out.add("attn_weights_dropped", dropout(attn_weights_causal, c.dropout, c.train, gen, c.rng));
 
-  // 5. The compact class on a batch of two.
-  Tensor stacked({2, T, d_in});
-  std::copy(inputs.data.begin(), inputs.data.end(), stacked.data.begin());
-  std::copy(inputs.data.begin(), inputs.data.end(), stacked.data.begin() + inputs.numel());
-  const Tensor& batch = out.add("batch", std::move(stacked));
+  // The compact class on a batch of two.
+  const Tensor& batch = out.add("batch", stack_twice(inputs));
   gen.manual_seed(c.seed_class);
   CausalAttention ca(d_in, d_out, c.context_length, c.class_dropout, c.qkv_bias, gen);
   ca.training = c.train;
@@ -233,6 +430,98 @@ Walkthrough run_walkthrough(const Config& config) {
   ca.rng = c.rng;
   out.weights("ca.", {&ca.W_query, &ca.W_key, &ca.W_value});
   out.add("context_vecs", ca.forward(batch, gen));
+}
+
+// §3.6.1: H CausalAttention heads, their outputs concatenated.
+void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
+  const int d_in = inputs.cols(), d_out = c.d_out, H = c.num_heads;
+  gen.manual_seed(c.seed_class);
+  MultiHeadAttentionWrapper mhaw(d_in, d_out, c.context_length, c.class_dropout, H, c.qkv_bias, gen);
+  for (CausalAttention& head : mhaw.heads) {
+    head.training = c.train;
+    head.scale = c.scale;
+    head.rng = c.rng;
+  }
+  static const char* const kNames[] = {"query", "key", "value"};
+  for (int bias = 0; bias < (c.qkv_bias ? 2 : 1); ++bias) {
+    for (int k = 0; k < 3; ++k) {
+      std::vector<float> data;  // torch.stack over the heads
+      std::vector<int> shape = {H};
+      for (const CausalAttention& head : mhaw.heads) {
+        const Linear* l[] = {&head.W_query, &head.W_key, &head.W_value};
+        const Tensor& t = bias ? *l[k]->bias : l[k]->weight;
+        data.insert(data.end(), t.data.begin(), t.data.end());
+        if (shape.size() == 1) shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+      }
+      out.add((std::string("mhaw.") + (bias ? "b_" : "W_") + kNames[k]).c_str(),
+              Tensor(shape, std::move(data)));
+    }
+  }
+  out.add("mhaw.context_vecs", mhaw.forward(stack_twice(inputs), gen));
+}
+
+// §3.6.2: one module; queries, keys and values split into heads by view + transpose.
+void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
+  gen.manual_seed(c.seed_class);
+  MultiHeadAttention mha(inputs.cols(), c.d_out, c.context_length, c.class_dropout, c.num_heads,
+                         c.qkv_bias, gen);
+  mha.training = c.train;
+  mha.scale = c.scale;
+  mha.rng = c.rng;
+  out.weights("mha.", {&mha.W_query, &mha.W_key, &mha.W_value});
+  out.add("mha.out_proj.weight", mha.out_proj.weight);
+  out.add("mha.out_proj.bias", *mha.out_proj.bias);
+  MultiHeadAttention::Trace t = mha.trace(stack_twice(inputs), gen);
+  out.add("mha.queries", std::move(t.queries));
+  out.add("mha.keys", std::move(t.keys));
+  out.add("mha.values", std::move(t.values));
+  out.add("mha.attn_scores", std::move(t.attn_scores));
+  out.add("mha.attn_weights", std::move(t.attn_weights));
+  out.add("mha.context_vec", std::move(t.context_vec));
+  out.add("mha.context_vecs", std::move(t.context_vecs));
+}
+
+}  // namespace
+
+Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& wanted) {
+  if (const std::string error = validate(config); !error.empty())
+    throw std::invalid_argument(error);
+  const std::vector<std::string>& known = all_stage_ids();
+  bool parts[5] = {wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty()};
+  for (const std::string& id : wanted) {
+    if (std::find(known.begin(), known.end(), id) == known.end())
+      throw std::invalid_argument("unknown stage \"" + id + "\"");
+    parts[static_cast<int>(part_of(id))] = true;
+  }
+  Walkthrough w{resolve(config), {}};
+  const Config& c = w.config;
+  const std::string mha_problem = mha_error(c);
+  if (!wanted.empty() && parts[static_cast<int>(Part::Mha)] && !mha_problem.empty())
+    throw std::invalid_argument(mha_problem);
+  Builder out(w, c);
+  Generator gen;
+
+  Tensor x = c.inputs;
+  if (c.randn) {
+    gen.manual_seed(c.randn->seed);
+    x = randn({c.num_tokens(), c.d_in()}, gen);
+  }
+  const Tensor& inputs = out.add("inputs", std::move(x));
+  if (parts[static_cast<int>(Part::Simple)]) simple_part(out, inputs, c.query_token);
+  if (parts[static_cast<int>(Part::V1)]) v1_part(out, c, inputs, gen);
+  if (parts[static_cast<int>(Part::Sa)]) sa_part(out, c, inputs, gen);
+  if (parts[static_cast<int>(Part::Wrapper)]) wrapper_part(out, c, inputs, gen);
+  // Skipped, like the bias stages without qkv_bias, when the heads do not divide d_out.
+  if (parts[static_cast<int>(Part::Mha)] && mha_problem.empty()) mha_part(out, c, inputs, gen);
+
+  if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
+    std::vector<Stage> kept;
+    for (Stage& s : w.stages) {
+      if (std::find(wanted.begin(), wanted.end(), s.id) != wanted.end())
+        kept.push_back(std::move(s));
+    }
+    w.stages = std::move(kept);
+  }
   return w;
 }
 

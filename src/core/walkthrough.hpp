@@ -1,4 +1,4 @@
-// The book's §3.5 program as an ordered list of named stages (docs/walkthrough.md).
+// The book's chapter 3 program (§3.3 to §3.6) as an ordered list of named stages (docs/walkthrough.md).
 // Stage ids are the one name of each concept in the CLI, the JSON, the JS API and the page.
 #pragma once
 
@@ -27,7 +27,10 @@ const std::vector<std::string>& all_stage_ids();
 // Whether the stage exists only when qkv_bias is set.
 bool is_bias_stage(const std::string& id);
 
-// Runs the program. Throws std::invalid_argument with validate()'s message if invalid.
-Walkthrough run_walkthrough(const Config& config);
+// Runs the program: every stage, or only the parts that `stages` need (in walkthrough order,
+// only those stages kept). Throws std::invalid_argument with validate()'s message if invalid,
+// for an unknown id, or for a MultiHeadAttention stage when num_heads does not divide d_out;
+// with every stage asked for, those stages are left out instead (as bias stages are).
+Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {});
 
 }  // namespace ca
