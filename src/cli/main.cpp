@@ -1,4 +1,4 @@
-// causal-attention: the book's §3.5 walkthrough on the command line.
+// causal-attention: the book's chapter 3 walkthrough (§3.3 to §3.6) on the command line.
 // Errors: one line on stderr, exit code 2, nothing on stdout.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "config_json.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "presets.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -57,7 +58,10 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
     }
     const auto it = std::find_if(w.stages.begin(), w.stages.end(),
                                  [&](const ca::Stage& s) { return s.id == id; });
-    if (it == w.stages.end()) throw UsageError("stage \"" + id + "\" exists only with qkv_bias");
+    if (it == w.stages.end()) {
+      const std::string why = ca::is_bias_stage(id) ? "qkv_bias" : "d_out divisible by num_heads";
+      throw UsageError("stage \"" + id + "\" exists only with " + why);
+    }
     if (std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
   }
   return out;
@@ -66,9 +70,10 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
 int run(int argc, char** argv) {
   CLI::App app{
       "The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
-      "§3.5, computed exactly as PyTorch does. With no options it prints the book's tables."};
+      "chapter 3 (§3.3 to §3.6), computed exactly as PyTorch does. With no options it prints the "
+      "book's tables."};
   app.set_version_flag("--version", "causal-attention 1.0.0");
-  std::string config_path;
+  std::string config_path, preset_name;
   std::map<std::string, std::string> numbers;  // config key -> flag text
   std::optional<std::string> rng;
   bool qkv_bias = false, no_scale = false, eval = false, list = false;
@@ -77,11 +82,19 @@ int run(int argc, char** argv) {
 
   app.add_option("--config", config_path,
                  "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  std::string preset_names;
+  for (const ca::Preset& p : ca::presets())
+    preset_names += (preset_names.empty() ? "" : ", ") + std::string(p.name);
+  app.add_option("--preset", preset_name,
+                 "a named configuration (" + preset_names + "); --config and flags override it");
   const std::pair<const char*, const char*> number_flags[] = {
       {"--seed-weights", "seed_weights"},
       {"--seed-dropout", "seed_dropout"},
       {"--seed-class", "seed_class"},
       {"--d-out", "d_out"},
+      {"--query-token", "query_token"},
+      {"--seed-v1", "seed_v1"},
+      {"--num-heads", "num_heads"},
       {"--dropout", "dropout"},
       {"--class-dropout", "class_dropout"},
       {"--context-length", "context_length"}};
@@ -128,10 +141,26 @@ int run(int argc, char** argv) {
   if (eval) add("train", "false");
   overrides += "}";
 
-  const ca::ParsedConfig parsed =
-      ca::parse_config(config_path.empty() ? "{}" : read_config_file(config_path), overrides);
+  std::string text = config_path.empty() ? "{}" : read_config_file(config_path);
+  if (!preset_name.empty()) {
+    const ca::Preset* preset = ca::find_preset(preset_name);
+    if (preset == nullptr)
+      throw UsageError("unknown preset \"" + preset_name + "\" (presets: " + preset_names + ")");
+    const ca::json::ParseResult doc = ca::json::parse(text);
+    if (!doc.error.empty()) throw UsageError(doc.error);
+    if (doc.value.kind == ca::json::Value::Kind::Object)  // else parse_config names the problem
+      text = ca::json::write(ca::with_preset(*preset, doc.value));
+    if (stages.empty()) stages = ca::preset_stages(*preset);
+  }
+  const ca::ParsedConfig parsed = ca::parse_config(text, overrides);
   if (!parsed.error.empty()) throw UsageError(parsed.error);
-  const ca::Walkthrough w = ca::run_walkthrough(parsed.config);
+  std::vector<std::string> needed;  // the core computes only the parts these stages need
+  const std::vector<std::string>& known = ca::all_stage_ids();
+  for (const std::string& id : stages) {
+    if (std::find(known.begin(), known.end(), id) != known.end()) needed.push_back(id);
+  }
+  if (needed.size() < stages.size()) needed.clear();  // select() names the unknown one
+  const ca::Walkthrough w = ca::run_walkthrough(parsed.config, needed);
   const ca::Format f = format == "json"       ? ca::Format::Json
                        : format == "csv"      ? ca::Format::Csv
                        : format == "markdown" ? ca::Format::Markdown

@@ -13,7 +13,11 @@ tests/golden/cases/<name>.json -- one per configuration of CASES below:
     {"name": str, "torch": torch.__version__,
      "config": {the configuration keys as a user passes them to the CLI, non-default only},
      "stages": [{"id": str, "shape": [int, ...], "data": [number, ...]}, ...]}
-  Stages in the order of docs/walkthrough.md (b_* / ca.b_* only when qkv_bias).
+  Stages in the order of docs/walkthrough.md (*b_* only when qkv_bias; mha.* only when
+  num_heads divides d_out, else "mha_error" holds PyTorch's AssertionError message).
+  rng "mkl": this PyTorch has no MKL, so nn.Dropout's Bernoulli draw is replaced by the MKL
+  path's (one random() seeds an MCG31m1 stream, /work/shared/reference/pytorch-cpu-rng.md),
+  checked against the Linux tables of seed 000; everything else is PyTorch's own.
   "data" is flat, row-major. Every number is the exact float32 value written as
   Python's repr(float(x)) (parses back to the same float32); non-finite values are
   the strings "-inf", "inf", "nan".
@@ -68,6 +72,9 @@ DEFAULTS = {
     "inputs": BOOK_INPUTS,
     "tokens": None,  # None: the book's words, then x7, x8, ...
     "d_out": 2,
+    "query_token": None,  # None: 1 ("journey"), or 0 when T = 1
+    "seed_v1": 123,
+    "num_heads": 2,
     "qkv_bias": False,
     "scale": True,
     "seed_weights": 789,
@@ -87,9 +94,63 @@ RNG_PATH = os.path.join(HERE, "rng.json")
 
 
 # ---------------------------------------------------------------------------------------
-# The book's classes (§3.4 SelfAttention_v2, §3.5 CausalAttention), plus a `scale` flag:
-# scale=False means no division at all (not a division by 1).
+# The book's classes (§3.4 SelfAttention_v1/_v2, §3.5 CausalAttention, §3.6 the two
+# multi-head modules), plus a `scale` flag: scale=False means no division at all (not a
+# division by 1), and an `rng` flag for dropout's Bernoulli path.
 # ---------------------------------------------------------------------------------------
+MCG31_MODULUS, MCG31_MULTIPLIER = 2**31 - 1, 1132489760
+
+
+def mkl_bernoulli(shape, keep):
+    """bernoulli_(keep) on the MKL path: one random() seeds an MCG31m1 stream."""
+    # random_(0, 2^32 - 1) takes exactly one 32-bit random(); its one lost value (2^32 - 1)
+    # and 0 both give x0 = 1 below.
+    s = int(torch.empty((), dtype=torch.int64).random_(0, 2**32 - 1))
+    x = s % MCG31_MODULUS or 1
+    n = math.prod(shape)
+    out = []
+    for _ in range(n):
+        out.append(1.0 if x / MCG31_MODULUS < keep else 0.0)
+        x = x * MCG31_MULTIPLIER % MCG31_MODULUS
+    return torch.tensor(out, dtype=torch.float32).reshape(shape)
+
+
+class Dropout(nn.Dropout):
+    """nn.Dropout, or on the MKL path the same arithmetic over MKL's Bernoulli mask."""
+
+    def __init__(self, p, rng="default"):
+        super().__init__(p)
+        self.rng = rng
+
+    def forward(self, x):
+        if self.rng == "default" or not self.training or self.p in (0.0, 1.0) or x.numel() == 0:
+            return super().forward(x)
+        noise = mkl_bernoulli(x.shape, 1 - self.p)
+        noise.div_(1 - self.p)  # at::native dropout: input * bernoulli(1 - p).div_(1 - p)
+        return x * noise
+
+
+class SelfAttention_v1(nn.Module):
+    def __init__(self, d_in, d_out, scale=True):
+        super().__init__()
+        self.scale = scale
+        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
+
+    def forward(self, x):
+        keys = x @ self.W_key
+        queries = x @ self.W_query
+        values = x @ self.W_value
+        attn_scores = queries @ keys.T  # omega
+        if self.scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        context_vec = attn_weights @ values
+        return context_vec
+
+
 class SelfAttention_v2(nn.Module):
     def __init__(self, d_in, d_out, qkv_bias=False, scale=True):
         super().__init__()
@@ -112,14 +173,14 @@ class SelfAttention_v2(nn.Module):
 
 
 class CausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False, scale=True):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False, scale=True, rng="default"):
         super().__init__()
         self.d_out = d_out
         self.scale = scale
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(dropout)  # New
+        self.dropout = Dropout(dropout, rng)  # New
         self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1))  # New
 
     def forward(self, x):
@@ -138,6 +199,72 @@ class CausalAttention(nn.Module):
         attn_weights = self.dropout(attn_weights)  # New
 
         context_vec = attn_weights @ values
+        return context_vec
+
+
+class MultiHeadAttentionWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, scale=True, rng="default"):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias, scale, rng)
+             for _ in range(num_heads)]
+        )
+
+    def forward(self, x):
+        return torch.cat([head(x) for head in self.heads], dim=-1)
+
+
+class MultiHeadAttention(nn.Module):
+    """The book's class; forward also keeps its intermediates in self.trace."""
+
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False, scale=True, rng="default"):
+        super().__init__()
+        assert (d_out % num_heads == 0), \
+            "d_out must be divisible by num_heads"
+
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+        self.scale = scale
+
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self.out_proj = nn.Linear(d_out, d_out)
+        self.dropout = Dropout(dropout, rng)
+        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+        self.trace = {}
+
+    def forward(self, x):
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+
+        attn_scores = queries @ keys.transpose(2, 3)
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+
+        if self.scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+
+        context_vec = (attn_weights @ values).transpose(1, 2)
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        self.trace = {"mha.queries": queries, "mha.keys": keys, "mha.values": values,
+                      "mha.attn_scores": attn_scores, "mha.attn_weights": attn_weights,
+                      "mha.context_vec": context_vec}
+        context_vec = self.out_proj(context_vec)
         return context_vec
 
 
@@ -199,6 +326,13 @@ def resolve(config):
 
     if not isinstance(c["d_out"], int) or isinstance(c["d_out"], bool) or c["d_out"] < 1:
         raise ValueError(f"d_out: an integer >= 1, got {c['d_out']!r}")
+    if not isinstance(c["num_heads"], int) or isinstance(c["num_heads"], bool) or c["num_heads"] < 1:
+        raise ValueError(f"num_heads: an integer >= 1, got {c['num_heads']!r}")
+    if c["query_token"] is None:
+        c["query_token"] = 1 if T > 1 else 0
+    elif not isinstance(c["query_token"], int) or isinstance(c["query_token"], bool) or not 0 <= c["query_token"] < T:
+        raise ValueError(f"query_token: an integer in [0, {T}), got {c['query_token']!r}")
+    _seed("seed_v1", c["seed_v1"])
     for k in ("qkv_bias", "scale", "train"):
         _bool(k, c[k])
     for k in ("seed_weights", "seed_dropout", "seed_class"):
@@ -220,10 +354,9 @@ def resolve(config):
 def run(config):
     """Returns [(stage id, tensor)] in the order of docs/walkthrough.md."""
     c = resolve(config)
-    if c["rng"] != "default":
-        raise ValueError("rng \"mkl\": this PyTorch has no MKL, such goldens cannot be made here")
     T, d_in, d_out = c["T"], c["d_in"], c["d_out"]
-    qkv_bias, scale, train = c["qkv_bias"], c["scale"], c["train"]
+    qkv_bias, scale, train, rng = c["qkv_bias"], c["scale"], c["train"], c["rng"]
+    q, H = c["query_token"], c["num_heads"]
     stages = []
 
     def stage(sid, t):
@@ -237,6 +370,61 @@ def run(config):
             X = torch.tensor(c["inputs"], dtype=torch.float32)
         assert X.dtype == torch.float32 and tuple(X.shape) == (T, d_in)
         stage("inputs", X)
+
+        # §3.3.1 a simple attention without trainable weights, for the query token
+        query = X[q]
+        attn_scores_q = torch.empty(X.shape[0])
+        for i, x_i in enumerate(X):
+            attn_scores_q[i] = torch.dot(x_i, query)
+        stage("simple.attn_scores_q", attn_scores_q)
+        stage("simple.attn_weights_q_tmp", attn_scores_q / attn_scores_q.sum())
+        stage("simple.attn_weights_q_naive", torch.exp(attn_scores_q) / torch.exp(attn_scores_q).sum(dim=0))
+        attn_weights_q = torch.softmax(attn_scores_q, dim=0)
+        stage("simple.attn_weights_q", attn_weights_q)
+        context_vec_q = torch.zeros(query.shape)
+        for i, x_i in enumerate(X):
+            context_vec_q += attn_weights_q[i] * x_i
+        stage("simple.context_vec_q", context_vec_q)
+        # §3.3.2 every token
+        simple_scores = X @ X.T
+        stage("simple.attn_scores", simple_scores)
+        simple_weights = torch.softmax(simple_scores, dim=-1)
+        stage("simple.attn_weights", simple_weights)
+        stage("simple.all_context_vecs", simple_weights @ X)
+
+        # §3.4.1 trainable weights step by step
+        torch.manual_seed(c["seed_v1"])
+        W_query = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
+        W_key = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
+        W_value = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
+        stage("v1.W_query", W_query)
+        stage("v1.W_key", W_key)
+        stage("v1.W_value", W_value)
+        x_q = X[q]
+        query_q = x_q @ W_query
+        stage("v1.query_q", query_q)
+        v1_keys = X @ W_key
+        v1_values = X @ W_value
+        stage("v1.keys", v1_keys)
+        stage("v1.values", v1_values)
+        stage("v1.attn_score_qq", query_q.dot(v1_keys[q]))
+        v1_scores_q = query_q @ v1_keys.T
+        stage("v1.attn_scores_q", v1_scores_q)
+        d_k = v1_keys.shape[1]
+        v1_weights_q = torch.softmax(v1_scores_q / d_k**0.5 if scale else v1_scores_q, dim=-1)
+        stage("v1.attn_weights_q", v1_weights_q)
+        stage("v1.context_vec_q", v1_weights_q @ v1_values)
+        # §3.4.2 the class, and exercise 3.1: v1 carrying v2's weights
+        torch.manual_seed(c["seed_v1"])
+        sa_v1 = SelfAttention_v1(d_in, d_out, scale)
+        stage("v1.context_vecs", sa_v1(X))
+        torch.manual_seed(c["seed_weights"])
+        sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias, scale)
+        sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T)
+        sa_v1.W_key = nn.Parameter(sa_v2.W_key.weight.T)
+        sa_v1.W_value = nn.Parameter(sa_v2.W_value.weight.T)
+        v1_from_v2 = sa_v1(X)
+        stage("v1_from_v2.context_vecs", v1_from_v2)
 
         torch.manual_seed(c["seed_weights"])
         sa_v2 = SelfAttention_v2(d_in, d_out, qkv_bias, scale)
@@ -263,8 +451,9 @@ def run(config):
         stage("attn_weights", attn_weights)
         context_vec = attn_weights @ values
         stage("context_vec", context_vec)
-        # The book's module gives the very same numbers.
+        # The book's module gives the very same numbers; so does v1 with v2's weights.
         assert bits_equal(sa_v2(X), context_vec)
+        assert qkv_bias or bits_equal(v1_from_v2, context_vec)
 
         mask_simple = torch.tril(torch.ones(T, T))
         stage("mask_simple", mask_simple)
@@ -285,7 +474,7 @@ def run(config):
             attn_weights_causal = torch.softmax(masked, dim=-1)
         stage("attn_weights_causal", attn_weights_causal)
 
-        dropout = torch.nn.Dropout(c["dropout"])
+        dropout = Dropout(c["dropout"], rng)
         dropout.train(train)
         torch.manual_seed(c["seed_dropout"])
         dropout_example = dropout(torch.ones(T, T))
@@ -297,7 +486,7 @@ def run(config):
         batch = torch.stack((X, X), dim=0)
         stage("batch", batch)
         torch.manual_seed(c["seed_class"])
-        ca = CausalAttention(d_in, d_out, c["context_length"], c["class_dropout"], qkv_bias, scale)
+        ca = CausalAttention(d_in, d_out, c["context_length"], c["class_dropout"], qkv_bias, scale, rng)
         ca.train(train)
         stage("ca.W_query", ca.W_query.weight)
         stage("ca.W_key", ca.W_key.weight)
@@ -309,9 +498,43 @@ def run(config):
         context_vecs = ca(batch)
         stage("context_vecs", context_vecs)
 
+        # §3.6.1 heads side by side
+        torch.manual_seed(c["seed_class"])
+        mhaw = MultiHeadAttentionWrapper(d_in, d_out, c["context_length"], c["class_dropout"], H, qkv_bias, scale, rng)
+        mhaw.train(train)
+        for part in ("W_", "b_") if qkv_bias else ("W_",):
+            for name in ("query", "key", "value"):
+                attr = "weight" if part == "W_" else "bias"
+                stage("mhaw." + part + name, torch.stack([getattr(getattr(h, "W_" + name), attr) for h in mhaw.heads]))
+        stage("mhaw.context_vecs", mhaw(batch))
+
+        # §3.6.2 one module, heads split by view + transpose
+        mha_error = None
+        torch.manual_seed(c["seed_class"])
+        try:
+            mha = MultiHeadAttention(d_in, d_out, c["context_length"], c["class_dropout"], H, qkv_bias, scale, rng)
+        except AssertionError as e:
+            mha_error = str(e)
+        if mha_error is None:
+            mha.train(train)
+            stage("mha.W_query", mha.W_query.weight)
+            stage("mha.W_key", mha.W_key.weight)
+            stage("mha.W_value", mha.W_value.weight)
+            if qkv_bias:
+                stage("mha.b_query", mha.W_query.bias)
+                stage("mha.b_key", mha.W_key.bias)
+                stage("mha.b_value", mha.W_value.bias)
+            stage("mha.out_proj.weight", mha.out_proj.weight)
+            stage("mha.out_proj.bias", mha.out_proj.bias)
+            mha_out = mha(batch)
+            for sid in ("mha.queries", "mha.keys", "mha.values", "mha.attn_scores", "mha.attn_weights",
+                        "mha.context_vec"):
+                stage(sid, mha.trace[sid])
+            stage("mha.context_vecs", mha_out)
+
     for sid, t in stages:
         assert t.dtype == torch.float32, sid
-    return stages
+    return stages, mha_error
 
 
 def bits_equal(a, b):
@@ -339,14 +562,16 @@ def dumps(obj):
     return json.dumps(obj, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_case(name, config, stages):
+def write_case(name, config, stages, mha_error=None):
     lines = [
         "{",
         f'"name":{dumps(name)},',
         f'"torch":{dumps(torch.__version__)},',
         f'"config":{dumps(config)},',
-        '"stages":[',
     ]
+    if mha_error is not None:
+        lines.append(f'"mha_error":{dumps(mha_error)},')
+    lines += ['"stages":[']
     for i, (sid, t) in enumerate(stages):
         st = {"id": sid, "shape": list(t.shape), "data": flat(t)}
         lines.append(dumps(st) + ("," if i + 1 < len(stages) else ""))
@@ -441,6 +666,55 @@ CASES = [
                                                [-10.0, -30.0, 40.0]], "d_out": 4}),
     ("inputs_overflow_inf", {"inputs": [[1e20, -1e20], [3e19, 1e19], [-2e20, 5e19]], "scale": False}),
     ("inputs_tiny_denormal", {"inputs": [[1e-39, -3e-40], [2e-38, 1e-45], [0.0, -0.0]], "d_out": 3}),
+    # --- §3.3, §3.4 and §3.6: heads, head_dim, query token, seed_v1, dropout in the heads
+    ("heads_1", {"num_heads": 1}),
+    ("heads_1_d_out_1_class_dropout_0_5", {"num_heads": 1, "d_out": 1, "class_dropout": 0.5}),
+    ("heads_2_d_out_4", {"d_out": 4}),
+    ("heads_2_d_out_6_seeds_7", {"d_out": 6, "seed_class": 7, "seed_v1": 7}),
+    ("heads_3_d_out_6", {"num_heads": 3, "d_out": 6}),
+    ("heads_3_d_out_3_head_dim_1_context_12", {"num_heads": 3, "d_out": 3, "context_length": 12}),
+    ("heads_4_d_out_8_qkv_bias", {"num_heads": 4, "d_out": 8, "qkv_bias": True}),
+    ("heads_4_d_out_4_head_dim_1_class_dropout_0_1", {"num_heads": 4, "d_out": 4, "class_dropout": 0.1}),
+    ("heads_4_d_out_8_no_scale", {"num_heads": 4, "d_out": 8, "scale": False}),
+    ("heads_8_d_out_8_head_dim_1", {"num_heads": 8, "d_out": 8}),
+    ("heads_8_d_out_16_randn_10x5", {"inputs": {"randn": [10, 5], "seed": 3}, "num_heads": 8, "d_out": 16}),
+    ("heads_2_class_dropout_0_5", {"class_dropout": 0.5}),
+    ("heads_3_d_out_9_class_dropout_0_9_qkv_bias", {"num_heads": 3, "d_out": 9, "class_dropout": 0.9,
+                                                     "qkv_bias": True}),
+    ("heads_2_d_out_4_class_dropout_1", {"d_out": 4, "class_dropout": 1}),
+    ("heads_2_d_out_4_eval_class_dropout_0_5", {"d_out": 4, "train": False, "class_dropout": 0.5}),
+    ("query_token_0", {"query_token": 0}),
+    ("query_token_5_last", {"query_token": 5}),
+    ("query_token_8_last_randn_9x4_heads_4", {"inputs": {"randn": [9, 4], "seed": 11}, "query_token": 8, "d_out": 4,
+                                              "num_heads": 4}),
+    ("query_token_3_negative_inputs_d_out_4", {"inputs": [[-0.5, 0.25, -1.0], [1.5, -0.75, 0.0], [-2.0, -0.1, 0.3],
+                                                          [0.7, 0.7, -0.7]], "query_token": 3, "d_out": 4}),
+    ("query_token_23_randn_24x1_d_in_1", {"inputs": {"randn": [24, 1], "seed": 24}, "query_token": 23}),
+    ("query_token_2_large_scores_naive_overflow", {"inputs": [[30.0, -40.0, 25.0], [-35.0, 45.0, 10.0],
+                                                              [20.0, 20.0, -50.0], [-10.0, -30.0, 40.0]],
+                                                   "d_out": 4, "query_token": 2}),
+    ("T1_randn_1x4_d_out_4", {"inputs": {"randn": [1, 4], "seed": 5}, "d_out": 4, "class_dropout": 0.5}),
+    ("T1_inputs_1x3_query_token_0_heads_1", {"inputs": [[0.3, -0.2, 0.9]], "query_token": 0, "num_heads": 1}),
+    ("seed_v1_0", {"seed_v1": 0}),
+    ("seed_v1_2p32m1_query_token_0", {"seed_v1": 2**32 - 1, "query_token": 0}),
+    ("seed_v1_minus_1_heads_3_d_out_3", {"seed_v1": -1, "d_out": 3, "num_heads": 3}),
+    ("randn_16x8_heads_4_d_out_8_dropouts", {"inputs": {"randn": [16, 8], "seed": 16}, "num_heads": 4, "d_out": 8,
+                                             "class_dropout": 0.2, "dropout": 0.3}),
+    ("randn_32x16_heads_8_d_out_16_qkv_bias", {"inputs": {"randn": [32, 16], "seed": 32}, "num_heads": 8,
+                                               "d_out": 16, "qkv_bias": True, "class_dropout": 0.1}),
+    ("randn_40x12_heads_4_d_out_24", {"inputs": {"randn": [40, 12], "seed": 40}, "num_heads": 4, "d_out": 24,
+                                      "class_dropout": 0.1, "query_token": 39}),
+    # --- d_out not divisible by num_heads: PyTorch's MultiHeadAttention asserts, no mha.* stages
+    ("heads_2_d_out_3_mha_error", {"d_out": 3}),
+    ("heads_4_d_out_5_mha_error_class_dropout_0_5", {"d_out": 5, "num_heads": 4, "class_dropout": 0.5}),
+    ("heads_3_d_out_7_mha_error_qkv_bias", {"d_out": 7, "num_heads": 3, "qkv_bias": True}),
+    # --- the MKL dropout path (emulated Bernoulli draw, see the docstring)
+    ("mkl_book", {"rng": "mkl"}),
+    ("mkl_class_dropout_0_5", {"rng": "mkl", "class_dropout": 0.5}),
+    ("mkl_heads_4_d_out_8_dropouts_0_1", {"rng": "mkl", "num_heads": 4, "d_out": 8, "class_dropout": 0.1,
+                                          "dropout": 0.1}),
+    ("mkl_randn_8x3_heads_3_d_out_6_qkv_bias", {"rng": "mkl", "inputs": {"randn": [8, 3], "seed": 8},
+                                                "num_heads": 3, "d_out": 6, "qkv_bias": True, "class_dropout": 0.9}),
 ]
 
 
@@ -533,6 +807,30 @@ def check_book(stages):
     cv = [[-0.4519, 0.2216], [-0.5874, 0.0058], [-0.6300, -0.0632],
           [-0.5675, -0.0843], [-0.5526, -0.0981], [-0.5299, -0.1081]]
     near(d["context_vecs"], [cv, cv], "context_vecs")
+    # §3.3, §3.4 and §3.6 as the notebook prints them (ch03.ipynb)
+    near(d["simple.attn_scores_q"], [0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865], "simple.attn_scores_q")
+    near(d["simple.attn_weights_q_tmp"], [0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656], "tmp")
+    near(d["simple.attn_weights_q_naive"], [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581], "naive")
+    near(d["simple.attn_weights_q"], [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581], "softmax")
+    near(d["simple.context_vec_q"], [0.4419, 0.6515, 0.5683], "simple.context_vec_q")
+    near(d["simple.all_context_vecs"][4], [0.4671, 0.5910, 0.5266], "simple.all_context_vecs[4]")
+    near(d["v1.query_q"], [0.4306, 1.4551], "v1.query_q")
+    near(d["v1.attn_score_qq"], 1.8524, "v1.attn_score_qq")
+    near(d["v1.attn_scores_q"], [1.2705, 1.8524, 1.8111, 1.0795, 0.5577, 1.5440], "v1.attn_scores_q")
+    near(d["v1.attn_weights_q"], [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820], "v1.attn_weights_q")
+    near(d["v1.context_vec_q"], [0.3061, 0.8210], "v1.context_vec_q")
+    near(d["v1.context_vecs"][5], [0.2990, 0.8040], "v1.context_vecs[5]")
+    near(d["mhaw.context_vecs"][1, 0], [-0.4519, 0.2216, 0.4772, 0.1063], "mhaw.context_vecs[1, 0]")
+    near(d["mha.context_vecs"][0, 0], [0.3190, 0.4858], "mha.context_vecs[0, 0]")
+    near(d["mha.context_vecs"][1, 5], [0.2575, 0.4028], "mha.context_vecs[1, 5]")
+
+
+def check_book_mkl(stages):
+    """seed 000's Linux tables: the MKL path emulated here draws them."""
+    d = {sid: t for sid, t in stages}
+    e = torch.tensor([[2, 2, 2, 2, 2, 2], [0, 2, 0, 0, 0, 0], [0, 0, 2, 0, 2, 0],
+                      [2, 2, 0, 0, 0, 2], [2, 0, 0, 0, 0, 2], [0, 2, 0, 0, 0, 0]], dtype=torch.float32)
+    assert torch.equal(d["dropout_example"], e), d["dropout_example"]
 
 
 def main():
@@ -556,14 +854,18 @@ def main():
     results = {}
     total = 0
     for name, config in CASES:
-        stages = run(config)
-        again = run(json.loads(json.dumps(config)))  # deterministic, and the same from parsed JSON
+        stages, mha_error = run(config)
+        again, _ = run(json.loads(json.dumps(config)))  # deterministic, and the same from parsed JSON
         assert all(a[0] == b[0] and bits_equal(a[1], b[1]) for a, b in zip(stages, again)), name
         results[name] = stages
-        total += write_case(name, config, stages)
-        print(f"{name}: {len(stages)} stages")
+        total += write_case(name, config, stages, mha_error)
+        print(f"{name}: {len(stages)} stages" + (f" (MultiHeadAttention: {mha_error})" if mha_error else ""))
 
     check_book(results["book_default"])
+    check_book_mkl(results["mkl_book"])
+    # The wrapper's first head is CausalAttention under the same seed.
+    d = dict(results["book_default"])
+    assert bits_equal(d["mhaw.context_vecs"][..., :2], d["context_vecs"])
     # 2^32 wraps to 0: same numbers.
     for (s1, t1), (s2, t2) in zip(results["seeds_all_0"], results["seeds_all_2p32_wrap_to_0"]):
         assert s1 == s2 and bits_equal(t1, t2), s1
