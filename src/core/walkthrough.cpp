@@ -5,65 +5,11 @@
 
 #include "attention.hpp"
 #include "nn.hpp"
+#include "stages.hpp"
 #include "text.hpp"
 
 namespace ca {
 namespace {
-
-// Every stage in order: its id, title and PyTorch line. {name} stands for a value of the
-// configuration (see `variables`). The one place stage metadata lives.
-struct StageInfo {
-  const char* id;
-  const char* title;
-  const char* code;
-};
-constexpr StageInfo kStages[] = {
-    {"inputs", "Input embeddings", "{inputs}"},
-    {"W_query", "Query weights of SelfAttention_v2",
-     "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2(d_in={d_in}, d_out={d_out}, "
-     "qkv_bias={qkv_bias}); sa_v2.W_query.weight"},
-    {"W_key", "Key weights of SelfAttention_v2", "sa_v2.W_key.weight"},
-    {"W_value", "Value weights of SelfAttention_v2", "sa_v2.W_value.weight"},
-    {"b_query", "Query bias of SelfAttention_v2", "sa_v2.W_query.bias"},
-    {"b_key", "Key bias of SelfAttention_v2", "sa_v2.W_key.bias"},
-    {"b_value", "Value bias of SelfAttention_v2", "sa_v2.W_value.bias"},
-    {"queries", "Queries", "queries = sa_v2.W_query(inputs)"},
-    {"keys", "Keys", "keys = sa_v2.W_key(inputs)"},
-    {"values", "Values", "values = sa_v2.W_value(inputs)"},
-    {"attn_scores", "Attention scores", "attn_scores = queries @ keys.T"},
-    {"attn_weights", "Attention weights",
-     "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)"},
-    {"context_vec", "Context vectors of SelfAttention_v2", "context_vec = attn_weights @ values"},
-    {"mask_simple", "Simple mask (lower triangle of ones)",
-     "mask_simple = torch.tril(torch.ones({T}, {T}))"},
-    {"masked_simple", "Weights times the simple mask",
-     "masked_simple = attn_weights * mask_simple"},
-    {"row_sums", "Row sums of the masked weights",
-     "row_sums = masked_simple.sum(dim=-1, keepdim=True)"},
-    {"masked_simple_norm", "Renormalised masked weights",
-     "masked_simple_norm = masked_simple / row_sums"},
-    {"mask", "Efficient mask (ones above the diagonal)",
-     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)"},
-    {"masked", "Scores masked with -inf",
-     "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)"},
-    {"attn_weights_causal", "Causal attention weights",
-     "attn_weights = torch.softmax(masked{scaled}, dim=-1)"},
-    {"dropout_example", "Dropout applied to a matrix of ones",
-     "torch.manual_seed({seed_dropout}); dropout = torch.nn.Dropout({dropout}){eval}; "
-     "dropout(torch.ones({T}, {T}))"},
-    {"attn_weights_dropped", "Dropout applied to the causal weights",
-     "torch.manual_seed({seed_dropout}); dropout(attn_weights)"},
-    {"batch", "A batch of two inputs", "batch = torch.stack((inputs, inputs), dim=0)"},
-    {"ca.W_query", "Query weights of CausalAttention",
-     "torch.manual_seed({seed_class}); ca = CausalAttention(d_in={d_in}, d_out={d_out}, "
-     "context_length={context_length}, dropout={class_dropout}{ca_bias}){eval}; ca.W_query.weight"},
-    {"ca.W_key", "Key weights of CausalAttention", "ca.W_key.weight"},
-    {"ca.W_value", "Value weights of CausalAttention", "ca.W_value.weight"},
-    {"ca.b_query", "Query bias of CausalAttention", "ca.W_query.bias"},
-    {"ca.b_key", "Key bias of CausalAttention", "ca.W_key.bias"},
-    {"ca.b_value", "Value bias of CausalAttention", "ca.W_value.bias"},
-    {"context_vecs", "Context vectors of CausalAttention", "context_vecs = ca(batch){unscaled}"},
-};
 
 // A Python float literal: 0.5, 0.0, 1e-05.
 std::string py_float(double v) {
@@ -109,12 +55,13 @@ std::string expand(const char* tmpl, const Variables& vars) {
   std::string s = tmpl;
   for (std::size_t open = s.find('{'); open != std::string::npos; open = s.find('{', open)) {
     const std::size_t close = s.find('}', open);
+    if (close == std::string::npos) throw std::logic_error("unclosed {} in: " + s);
     const std::string name = s.substr(open + 1, close - open - 1);
     const auto it =
         std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
-    const std::string& value = it->second;  // every placeholder of kStages is in `variables`
-    s.replace(open, close - open + 1, value);
-    open += value.size();
+    if (it == vars.end()) throw std::logic_error("no value for {" + name + "} in: " + s);
+    s.replace(open, close - open + 1, it->second);
+    open += it->second.size();
   }
   return s;
 }
@@ -123,12 +70,11 @@ std::string expand(const char* tmpl, const Variables& vars) {
 class Builder {
  public:
   Builder(Walkthrough& w, const Config& c) : w_(w), vars_(variables(c)) {
-    w_.stages.reserve(std::size(kStages));
+    w_.stages.reserve(stage_table().size());
   }
   const Tensor& add(const char* id, Tensor t) {
-    const StageInfo* info =
-        std::find_if(std::begin(kStages), std::end(kStages),
-                     [&](const StageInfo& s) { return std::string(s.id) == id; });
+    const StageInfo* info = find_stage(id);
+    if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
     w_.stages.push_back(Stage{info->id, info->title, expand(info->code, vars_), std::move(t)});
     return w_.stages.back().tensor;
   }
@@ -150,14 +96,15 @@ class Builder {
 const std::vector<std::string>& all_stage_ids() {
   static const std::vector<std::string> ids = [] {
     std::vector<std::string> v;
-    for (const StageInfo& s : kStages) v.push_back(s.id);
+    for (const StageInfo& s : stage_table()) v.push_back(s.id);
     return v;
   }();
   return ids;
 }
 
 bool is_bias_stage(const std::string& id) {
-  return id.rfind("b_", 0) == 0 || id.rfind("ca.b_", 0) == 0;
+  const StageInfo* info = find_stage(id);
+  return info != nullptr && info->bias;
 }
 
 Walkthrough run_walkthrough(const Config& config) {
