@@ -1,13 +1,12 @@
 // The page controller: settings <-> config <-> URL hash; runs the walkthrough, renders it.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, R = CA.render, notes = CA.notes, doc = document;
+  var CA = globalThis.CausalAttention, R = CA.render, doc = document;
   var $ = function (id) { return doc.getElementById(id); };
   var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
   var panel = $('explain'), panelTitle = $('explain-title');
   var NUMBERS = ['d_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length'];
   var BOOLS = ['qkv_bias', 'scale', 'train'];
-  var BOOK = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
   var MAX_EDITABLE = 4096; // inputs with more values than this are not shown in the editor
   // api: the module; defaults: the book's resolved config; current: the walkthrough shown and
   // currentConfig its non-default keys (the URL hash); randn: {randn, seed} when the inputs are
@@ -17,10 +16,7 @@
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
 
-  function defaultTokens(T) {
-    for (var out = [], i = 0; i < T; i++) out.push(BOOK[i] || 'x' + (i + 1));
-    return out;
-  }
+  function defaultTokens(T) { return api.defaultTokens(T); }
   function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
   function el(tag, props, parent) {
     var node = doc.createElement(tag);
@@ -105,7 +101,7 @@
     var shape = res.stages[0].shape;
     fields.randn_tokens.value = randn ? randn.randn[0] : shape[0];
     fields.randn_d_in.value = randn ? randn.randn[1] : shape[1];
-    fields.randn_seed.value = randn ? cfg.inputs.seed : 123;
+    fields.randn_seed.value = randn ? cfg.inputs.seed : api.defaults.randn_seed;
     buildEditor(editorModel(res, c));
   }
 
@@ -139,7 +135,7 @@
     var sections = {}, boxes = main.querySelectorAll('[data-section]');
     boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
     res.stages.forEach(function (s) {
-      (sections[notes.get(s.id).s] || sections[5]).appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
     });
     boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
     if (picked) explain();
@@ -200,7 +196,7 @@
   function randomize() {
     var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
     randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
-    if (T > 0 && T < 1025) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
+    if (T > 0 && T <= api.limits.max_tokens) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
     if ((res = apply('randn', fields.randn_tokens, tokens))) buildEditor(editorModel(res, {}));
     else randn = old;
   }
@@ -232,10 +228,21 @@
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
   addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
-  $('rng-note').textContent = notes.rng;
+
+  // One <section> per entry of the core's section table, its stages filled in by show().
+  function buildSections() {
+    main.replaceChildren.apply(main, api.sections.map(function (info) {
+      var section = el('section', {}), h2 = el('h2', { id: info.id, textContent: info.number + ' ' + info.title }, section);
+      section.setAttribute('aria-labelledby', h2.id);
+      el('p', { textContent: info.intro }, section);
+      el('div', { className: 'stages' }, section).dataset.section = info.id;
+      return section;
+    }));
+  }
 
   CA.load().then(function (loaded) {
     api = loaded;
+    buildSections();
     defaults = api.run({}).config;
     // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
     defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });

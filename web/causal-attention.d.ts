@@ -67,7 +67,63 @@ export interface Walkthrough {
   stages: Stage[];
 }
 
+/** What a stage's numbers are; the page picks its colours and drawings from it. */
+export type StageKind = 'values' | 'weights' | 'scores' | 'probabilities' | 'mask';
+
+/** Every fact about a stage, from the core's one table (also `causal-attention --list-stages
+ *  --format json`). */
+export interface StageInfo {
+  id: string;
+  /** The id of its section (see `sections`). */
+  section: string;
+  title: string;
+  /** The PyTorch line, `{name}` standing for a configuration value. */
+  code: string;
+  /** Row and column axes: 'tok' token labels, 'in' | 'out' | 'dim' feature indices, 'sum',
+   *  'bias' (a bias's single row), '' (a single unlabelled row). 3-D stages have a leading
+   *  batch dimension, 4-D ones (batch, head). */
+  rows: string;
+  cols: string;
+  kind: StageKind;
+  /** Future cells (column after row) are masked. */
+  causal: boolean;
+  /** The output of a dropout: the id of the stage whose zeros mark its dropped cells (its own
+   *  id: its zeros outside the mask), else ''. */
+  dropout: string;
+  /** Exists only when qkv_bias is set. */
+  bias: boolean;
+  /** One or two sentences on what it shows. */
+  note: string;
+}
+
+export interface SectionInfo {
+  /** The page's anchor, e.g. 's3'. */
+  id: string;
+  /** The book's section number, e.g. '3.5.1'. */
+  number: string;
+  title: string;
+  intro: string;
+}
+
+export interface Limits {
+  max_tokens: number;
+  max_dim: number;
+  /** Bytes of one token label. */
+  max_token_length: number;
+  /** Rows and columns a table shows before it is cut. */
+  max_shown: number;
+}
+
 export interface Api {
+  /** Every stage's facts, in walkthrough order. */
+  readonly stages: readonly StageInfo[];
+  /** The sections the stages belong to, in order. */
+  readonly sections: readonly SectionInfo[];
+  readonly limits: Limits;
+  /** What a control shows before the reader picks a value. */
+  readonly defaults: { randn_seed: number };
+  /** The row labels of n tokens when none are given. */
+  defaultTokens(n: number): string[];
   /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config. */
   run(config?: Config): Walkthrough;
   /** Every stage id in walkthrough order, bias stages included. */

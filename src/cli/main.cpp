@@ -14,6 +14,7 @@
 #include "json.hpp"
 #include "output.hpp"
 #include "presets.hpp"
+#include "stages.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -116,7 +117,8 @@ int run(int argc, char** argv) {
   app.add_option("--stage", stages, "print only this stage (repeatable), e.g. attn_weights_causal");
   app.add_option("--format", format, "torch | json | csv | markdown")
       ->check(CLI::IsMember({"torch", "json", "csv", "markdown"}));
-  app.add_flag("--list-stages", list, "print every stage id and exit");
+  app.add_flag("--list-stages", list,
+               "print every stage id and exit; with --format json, every fact about each stage");
 
   try {
     app.parse(argc, argv);
@@ -126,7 +128,11 @@ int run(int argc, char** argv) {
     throw UsageError(e.what());
   }
   if (list) {
-    for (const std::string& id : ca::all_stage_ids()) std::cout << id << "\n";
+    if (format == "json") {
+      std::cout << ca::json::write(ca::stage_table_json()) << "\n";
+    } else {
+      for (const std::string& id : ca::all_stage_ids()) std::cout << id << "\n";
+    }
     return 0;
   }
 

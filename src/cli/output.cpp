@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "config_json.hpp"
 #include "json.hpp"
+#include "stages.hpp"
 #include "torch_format.hpp"
 
 namespace ca {
@@ -72,18 +72,8 @@ std::string csv(const std::vector<const Stage*>& stages) {
   return s;
 }
 
-// Markdown tables: token labels on token axes, feature indices elsewhere.
+// Markdown tables: labels by the stage table's axes (token labels, feature indices, sum, bias).
 std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stages) {
-  static const std::set<std::string> kTokenColumns = {"attn_scores",
-                                                      "attn_weights",
-                                                      "mask_simple",
-                                                      "masked_simple",
-                                                      "masked_simple_norm",
-                                                      "mask",
-                                                      "masked",
-                                                      "attn_weights_causal",
-                                                      "dropout_example",
-                                                      "attn_weights_dropped"};
   const auto cell = [](std::string text) {  // keep labels from breaking the table
     std::string out;
     for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -92,9 +82,11 @@ std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stag
   std::string s;
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
-    const bool weight =
-        st->id.find("W_") != std::string::npos || st->id.find("b_") != std::string::npos;
-    const bool token_cols = kTokenColumns.count(st->id) > 0;
+    const StageInfo& info = *find_stage(st->id);  // every stage of a walkthrough is in the table
+    const auto label = [&](const std::string& axis, int i) {
+      if (axis == "tok") return cell(w.config.tokens[i]);
+      return axis == "sum" || axis == "bias" || axis.empty() ? axis : std::to_string(i);
+    };
     const int rows = t.dim() == 1 ? 1 : t.rows(), cols = t.cols();
     s += "### `" + st->id + "`: " + st->title + " (" + shape_str(t.shape, "×") + ")\n\n`" +
          st->code + "`\n";
@@ -103,13 +95,12 @@ std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stag
       if (batches > 1) s += "\nbatch[" + std::to_string(b) + "]\n";
       std::string header = "\n|   |", rule = "|---|";
       for (int j = 0; j < cols; ++j) {
-        header += " " + (token_cols ? cell(w.config.tokens[j]) : std::to_string(j)) + " |";
+        header += " " + label(info.cols, j) + " |";
         rule += "---:|";
       }
       s += header + "\n" + rule + "\n";
       for (int i = 0; i < rows; ++i) {
-        const std::string label = weight ? std::to_string(i) : cell(w.config.tokens[i]);
-        s += "| **" + label + "** |";
+        s += "| **" + label(info.rows, i) + "** |";
         for (int j = 0; j < cols; ++j) {
           s += " " + fixed4(t.data[(static_cast<std::size_t>(b) * rows + i) * cols + j]) + " |";
         }

@@ -5,156 +5,11 @@
 
 #include "attention.hpp"
 #include "nn.hpp"
+#include "stages.hpp"
 #include "text.hpp"
 
 namespace ca {
 namespace {
-
-// Every stage in order: its id, title and PyTorch line. {name} stands for a value of the
-// configuration (see `variables`). The one place stage metadata lives.
-struct StageInfo {
-  const char* id;
-  const char* title;
-  const char* code;
-};
-constexpr StageInfo kStages[] = {
-    {"inputs", "Input embeddings", "{inputs}"},
-    // §3.3.1 a simple attention without trainable weights, for one query token
-    {"simple.attn_scores_q", "Attention scores of the query token",
-     "query = inputs[{q}]; attn_scores_q = torch.empty(inputs.shape[0]); "
-     "for i, x_i in enumerate(inputs): attn_scores_q[i] = torch.dot(x_i, query)"},
-    {"simple.attn_weights_q_tmp", "Scores divided by their sum",
-     "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()"},
-    {"simple.attn_weights_q_naive", "Naive softmax of the scores",
-     "attn_weights_q_naive = torch.exp(attn_scores_q) / torch.exp(attn_scores_q).sum(dim=0)"},
-    {"simple.attn_weights_q", "Softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q, dim=0)"},
-    {"simple.context_vec_q", "Context vector of the query token",
-     "context_vec_q = torch.zeros(query.shape); "
-     "for i, x_i in enumerate(inputs): context_vec_q += attn_weights_q[i] * x_i"},
-    // §3.3.2 all tokens at once
-    {"simple.attn_scores", "Attention scores of every token", "attn_scores = inputs @ inputs.T"},
-    {"simple.attn_weights", "Attention weights of every token",
-     "attn_weights = torch.softmax(attn_scores, dim=-1)"},
-    {"simple.all_context_vecs", "Context vectors of every token",
-     "all_context_vecs = attn_weights @ inputs"},
-    // §3.4.1 trainable weights, step by step
-    {"v1.W_query", "Query weights (d_in × d_out)",
-     "torch.manual_seed({seed_v1}); "
-     "W_query = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
-    {"v1.W_key", "Key weights (d_in × d_out)",
-     "W_key = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
-    {"v1.W_value", "Value weights (d_in × d_out)",
-     "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)"},
-    {"v1.query_q", "Query of the query token", "query_q = inputs[{q}] @ W_query"},
-    {"v1.keys", "Keys", "keys = inputs @ W_key"},
-    {"v1.values", "Values", "values = inputs @ W_value"},
-    {"v1.attn_score_qq", "The query token's score against its own key",
-     "attn_score_qq = query_q.dot(keys[{q}])"},
-    {"v1.attn_scores_q", "Scores of the query against every key",
-     "attn_scores_q = query_q @ keys.T"},
-    {"v1.attn_weights_q", "Scaled softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)"},
-    {"v1.context_vec_q", "Context vector of the query token",
-     "context_vec_q = attn_weights_q @ values"},
-    // §3.4.2 the compact class, and exercise 3.1
-    {"v1.context_vecs", "Context vectors of SelfAttention_v1",
-     "torch.manual_seed({seed_v1}); sa_v1 = SelfAttention_v1({d_in}, {d_out}); "
-     "sa_v1(inputs){unscaled}"},
-    {"v1_from_v2.context_vecs", "SelfAttention_v1 with SelfAttention_v2's weights (exercise 3.1)",
-     "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2({d_in}, {d_out}{ca_bias}); "
-     "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T); "
-     "sa_v1.W_key = nn.Parameter(sa_v2.W_key.weight.T); "
-     "sa_v1.W_value = nn.Parameter(sa_v2.W_value.weight.T); sa_v1(inputs)"},
-    {"W_query", "Query weights of SelfAttention_v2",
-     "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2(d_in={d_in}, d_out={d_out}, "
-     "qkv_bias={qkv_bias}); sa_v2.W_query.weight"},
-    {"W_key", "Key weights of SelfAttention_v2", "sa_v2.W_key.weight"},
-    {"W_value", "Value weights of SelfAttention_v2", "sa_v2.W_value.weight"},
-    {"b_query", "Query bias of SelfAttention_v2", "sa_v2.W_query.bias"},
-    {"b_key", "Key bias of SelfAttention_v2", "sa_v2.W_key.bias"},
-    {"b_value", "Value bias of SelfAttention_v2", "sa_v2.W_value.bias"},
-    {"queries", "Queries", "queries = sa_v2.W_query(inputs)"},
-    {"keys", "Keys", "keys = sa_v2.W_key(inputs)"},
-    {"values", "Values", "values = sa_v2.W_value(inputs)"},
-    {"attn_scores", "Attention scores", "attn_scores = queries @ keys.T"},
-    {"attn_weights", "Attention weights",
-     "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)"},
-    {"context_vec", "Context vectors of SelfAttention_v2", "context_vec = attn_weights @ values"},
-    {"mask_simple", "Simple mask (lower triangle of ones)",
-     "mask_simple = torch.tril(torch.ones({T}, {T}))"},
-    {"masked_simple", "Weights times the simple mask",
-     "masked_simple = attn_weights * mask_simple"},
-    {"row_sums", "Row sums of the masked weights",
-     "row_sums = masked_simple.sum(dim=-1, keepdim=True)"},
-    {"masked_simple_norm", "Renormalised masked weights",
-     "masked_simple_norm = masked_simple / row_sums"},
-    {"mask", "Efficient mask (ones above the diagonal)",
-     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)"},
-    {"masked", "Scores masked with -inf",
-     "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)"},
-    {"attn_weights_causal", "Causal attention weights",
-     "attn_weights = torch.softmax(masked{scaled}, dim=-1)"},
-    {"dropout_example", "Dropout applied to a matrix of ones",
-     "torch.manual_seed({seed_dropout}); dropout = torch.nn.Dropout({dropout}){eval}; "
-     "dropout(torch.ones({T}, {T}))"},
-    {"attn_weights_dropped", "Dropout applied to the causal weights",
-     "torch.manual_seed({seed_dropout}); dropout(attn_weights)"},
-    {"batch", "A batch of two inputs", "batch = torch.stack((inputs, inputs), dim=0)"},
-    {"ca.W_query", "Query weights of CausalAttention",
-     "torch.manual_seed({seed_class}); ca = CausalAttention(d_in={d_in}, d_out={d_out}, "
-     "context_length={context_length}, dropout={class_dropout}{ca_bias}){eval}; ca.W_query.weight"},
-    {"ca.W_key", "Key weights of CausalAttention", "ca.W_key.weight"},
-    {"ca.W_value", "Value weights of CausalAttention", "ca.W_value.weight"},
-    {"ca.b_query", "Query bias of CausalAttention", "ca.W_query.bias"},
-    {"ca.b_key", "Key bias of CausalAttention", "ca.W_key.bias"},
-    {"ca.b_value", "Value bias of CausalAttention", "ca.W_value.bias"},
-    {"context_vecs", "Context vectors of CausalAttention", "context_vecs = ca(batch){unscaled}"},
-    // §3.6.1 heads side by side
-    {"mhaw.W_query", "Query weights of every head",
-     "torch.manual_seed({seed_class}); mhaw = MultiHeadAttentionWrapper({d_in}, {d_out}, "
-     "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
-     "torch.stack([head.W_query.weight for head in mhaw.heads])"},
-    {"mhaw.W_key", "Key weights of every head",
-     "torch.stack([head.W_key.weight for head in mhaw.heads])"},
-    {"mhaw.W_value", "Value weights of every head",
-     "torch.stack([head.W_value.weight for head in mhaw.heads])"},
-    {"mhaw.b_query", "Query biases of every head",
-     "torch.stack([head.W_query.bias for head in mhaw.heads])"},
-    {"mhaw.b_key", "Key biases of every head",
-     "torch.stack([head.W_key.bias for head in mhaw.heads])"},
-    {"mhaw.b_value", "Value biases of every head",
-     "torch.stack([head.W_value.bias for head in mhaw.heads])"},
-    {"mhaw.context_vecs", "Context vectors of the heads, concatenated",
-     "context_vecs = mhaw(batch){unscaled}"},
-    // §3.6.2 one module, heads split by view and transpose
-    {"mha.W_query", "Query weights of MultiHeadAttention",
-     "torch.manual_seed({seed_class}); mha = MultiHeadAttention({d_in}, {d_out}, "
-     "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
-     "mha.W_query.weight"},
-    {"mha.W_key", "Key weights of MultiHeadAttention", "mha.W_key.weight"},
-    {"mha.W_value", "Value weights of MultiHeadAttention", "mha.W_value.weight"},
-    {"mha.b_query", "Query bias of MultiHeadAttention", "mha.W_query.bias"},
-    {"mha.b_key", "Key bias of MultiHeadAttention", "mha.W_key.bias"},
-    {"mha.b_value", "Value bias of MultiHeadAttention", "mha.W_value.bias"},
-    {"mha.out_proj.weight", "Output projection weights", "mha.out_proj.weight"},
-    {"mha.out_proj.bias", "Output projection bias", "mha.out_proj.bias"},
-    {"mha.queries", "Queries split into heads",
-     "queries = mha.W_query(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
-    {"mha.keys", "Keys split into heads",
-     "keys = mha.W_key(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
-    {"mha.values", "Values split into heads",
-     "values = mha.W_value(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)"},
-    {"mha.attn_scores", "Masked attention scores of every head",
-     "attn_scores = queries @ keys.transpose(2, 3); "
-     "attn_scores.masked_fill_(mha.mask.bool()[:{T}, :{T}], -torch.inf)"},
-    {"mha.attn_weights", "Attention weights of every head",
-     "attn_weights = mha.dropout(torch.softmax(attn_scores{scaled}, dim=-1))"},
-    {"mha.context_vec", "Heads' context vectors side by side",
-     "context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(2, {T}, {d_out})"},
-    {"mha.context_vecs", "Context vectors of MultiHeadAttention",
-     "context_vecs = mha.out_proj(context_vec)  # = mha(batch)"},
-};
 
 // A Python float literal: 0.5, 0.0, 1e-05.
 std::string py_float(double v) {
@@ -204,12 +59,13 @@ std::string expand(const char* tmpl, const Variables& vars) {
   std::string s = tmpl;
   for (std::size_t open = s.find('{'); open != std::string::npos; open = s.find('{', open)) {
     const std::size_t close = s.find('}', open);
+    if (close == std::string::npos) throw std::logic_error("unclosed {} in: " + s);
     const std::string name = s.substr(open + 1, close - open - 1);
     const auto it =
         std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
-    const std::string& value = it->second;  // every placeholder of kStages is in `variables`
-    s.replace(open, close - open + 1, value);
-    open += value.size();
+    if (it == vars.end()) throw std::logic_error("no value for {" + name + "} in: " + s);
+    s.replace(open, close - open + 1, it->second);
+    open += it->second.size();
   }
   return s;
 }
@@ -218,12 +74,11 @@ std::string expand(const char* tmpl, const Variables& vars) {
 class Builder {
  public:
   Builder(Walkthrough& w, const Config& c) : w_(w), vars_(variables(c)) {
-    w_.stages.reserve(std::size(kStages));
+    w_.stages.reserve(stage_table().size());
   }
   const Tensor& add(const char* id, Tensor t) {
-    const StageInfo* info =
-        std::find_if(std::begin(kStages), std::end(kStages),
-                     [&](const StageInfo& s) { return std::string(s.id) == id; });
+    const StageInfo* info = find_stage(id);
+    if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
     w_.stages.push_back(Stage{info->id, info->title, expand(info->code, vars_), std::move(t)});
     return w_.stages.back().tensor;
   }
@@ -245,14 +100,15 @@ class Builder {
 const std::vector<std::string>& all_stage_ids() {
   static const std::vector<std::string> ids = [] {
     std::vector<std::string> v;
-    for (const StageInfo& s : kStages) v.push_back(s.id);
+    for (const StageInfo& s : stage_table()) v.push_back(s.id);
     return v;
   }();
   return ids;
 }
 
 bool is_bias_stage(const std::string& id) {
-  return id.rfind("b_", 0) == 0 || id.find(".b_") != std::string::npos;
+  const StageInfo* info = find_stage(id);
+  return info != nullptr && info->bias;
 }
 
 namespace {

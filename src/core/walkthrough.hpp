@@ -1,5 +1,5 @@
-// The book's chapter 3 program (§3.3 to §3.6) as an ordered list of named stages (docs/walkthrough.md).
-// Stage ids are the one name of each concept in the CLI, the JSON, the JS API and the page.
+// The book's chapter 3 program (§3.3 to §3.6) as an ordered list of named stages (docs/walkthrough.md). Every fact
+// about a stage lives in stages.hpp's table; this runs the program and fills in the tensors.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 
 #include "config_json.hpp"
 #include "json.hpp"
+#include "stages.hpp"
 #include "walkthrough.hpp"
 
 using ca::json::Value;
@@ -110,6 +111,17 @@ val stage_ids() {
   return ids;
 }
 
+// {sections, stages, limits, defaults}: every fact about each stage, from the core's table.
+val stage_table() { return to_js(ca::stage_table_json()); }
+
+// The row labels of n tokens when none are given: the book's words, then x7, x8, ...
+val default_tokens(int n) {
+  val out = val::array();
+  const std::vector<std::string> tokens = ca::default_tokens(n < 0 ? 0 : n);
+  for (std::size_t i = 0; i < tokens.size(); ++i) out.set(i, tokens[i]);
+  return out;
+}
+
 std::size_t heap_in_use() { return mallinfo().uordblks; }
 
 std::size_t memory_bytes() { return emscripten_get_heap_size(); }
@@ -119,6 +131,8 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
   emscripten::function("stageIds", &stage_ids);
+  emscripten::function("stageTable", &stage_table);
+  emscripten::function("defaultTokens", &default_tokens);
   emscripten::function("heapInUse", &heap_in_use);
   emscripten::function("memoryBytes", &memory_bytes);
 }

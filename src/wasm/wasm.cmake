@@ -33,7 +33,6 @@ target_link_options(causal-attention-module PRIVATE
 # The hand-written JS that ships in the same file, after the glue and the wasm.
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
-  ${CMAKE_SOURCE_DIR}/web/lib/notes.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
   ${CMAKE_SOURCE_DIR}/web/lib/styles.js
   ${CMAKE_SOURCE_DIR}/web/lib/export.js

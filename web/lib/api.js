@@ -7,10 +7,25 @@
   var ns = root.CausalAttention || (root.CausalAttention = {});
   var loading = null;
 
+  function freeze(o) {
+    Object.values(o).forEach(function (v) { if (v && typeof v === 'object') freeze(v); });
+    return Object.freeze(o);
+  }
+
   function wrap(m) {
-    var ids = Object.freeze(m.stageIds());
+    var ids = Object.freeze(m.stageIds()), table = freeze(m.stageTable()), info = {};
+    table.stages.forEach(function (s) { info[s.id] = s; });
+    // The facts of a stage for the renderers (lib/render.js), set once the module is loaded.
+    ns.info = function (id) { return info[id]; };
+    ns.sections = table.sections;
+    ns.limits = table.limits;
     return {
       stageIds: ids,
+      stages: table.stages,
+      sections: table.sections,
+      limits: table.limits,
+      defaults: table.defaults,
+      defaultTokens: function (n) { return m.defaultTokens(n); },
       run: function (config) {
         var r = m.run(config === undefined ? {} : config);
         if (r.error !== undefined) throw new Error(r.error);

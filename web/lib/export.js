@@ -88,7 +88,7 @@
     for (i = -1; i < rows; i++) {
       for (j = -1; j < cols; j++) {
         var x = (j + 1) * colW, y = (i + 3) * rowH, head = i < 0 || j < 0; // y: the cell's bottom; row 0 is the title
-        ctx.fillStyle = head ? '#eef0f3' : i >= 0 && j > i && CA.notes.causal[id] ? '#ddd' : '#fff'; // masked: grey
+        ctx.fillStyle = head ? '#eef0f3' : i >= 0 && j > i && CA.info(id).causal ? '#ddd' : '#fff'; // masked: grey
         ctx.fillRect(x, y - rowH, colW, rowH);
         ctx.strokeRect(x + 0.5, y - rowH + 0.5, colW, rowH);
         ctx.fillStyle = '#000';

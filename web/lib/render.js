@@ -51,19 +51,24 @@
     if (text.length > 12) th.title = text; // long labels are cut with an ellipsis
     return th;
   }
-  /** The label of row/column i on an axis of notes.js: tok (token labels), sum, in/out, bias. */
-  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' ? 'sum' : axis ? String(i) : 'bias'; }
-  function isDropout(id) { return id === 'dropout_example' || id === 'attn_weights_dropped'; }
+  /** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
+   *  '' (an unlabelled row), or a feature index. */
+  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' || axis === 'bias' || !axis ? axis : String(i); }
+  // The table's corner: what its rows and columns are.
+  function corner(info) {
+    return info.rows + info.cols === 'toktok' ? 'query \\ key' : (info.rows === 'tok' ? 'token' : info.rows) + ' \\ ' + info.cols;
+  }
+  function isDropout(id) { return !!CA.info(id).dropout; }
 
   /** The rows × cols matrix a table shows (batch element `batch` of a 3-D stage), with its labels. */
   function matrix(st, wt, batch) {
-    var shape = st.shape, rank = shape.length, note = CA.notes.get(st.id), cfg = wt.config;
+    var shape = st.shape, rank = shape.length, info = CA.info(st.id), cfg = wt.config;
     var rows = rank === 1 ? 1 : shape[rank - 2], cols = shape[rank - 1], offset = rank === 3 ? batch * rows * cols : 0;
     return {
-      rows: rows, cols: cols, corner: note.k,
+      rows: rows, cols: cols, corner: corner(info),
       value: function (i, j) { return st.data[offset + i * cols + j]; },
-      rowLabel: function (i) { return label(note.r, i, cfg); },
-      colLabel: function (j) { return label(note.c, j, cfg); }
+      rowLabel: function (i) { return label(info.rows, i, cfg); },
+      colLabel: function (j) { return label(info.cols, j, cfg); }
     };
   }
 
@@ -75,22 +80,22 @@
     return say;
   }
 
-  function table(doc, st, wt, note, batch, subtitle, opts) {
+  function table(doc, st, wt, info, batch, subtitle, opts) {
     var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var heat = CA.notes.heat[st.id], causal = CA.notes.causal[st.id];
-    var pattern = isDropout(st.id) && byId(wt).dropout_example; // its zeros mark dropped cells
+    var heat = info.kind === 'probabilities', causal = info.causal;
+    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
     if (!batch) {
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
       head.appendChild(el(doc, 'span', 'sh', ' (' + st.shape.join(', ') + ')'));
-      if (note.t) cap.appendChild(el(doc, 'span', 'nt', note.t));
+      if (info.note) cap.appendChild(el(doc, 'span', 'nt', info.note));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
     if (subtitle) cap.appendChild(el(doc, 'span', 'sub', subtitle));
     if (shown < m.rows || shownCols < m.cols) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + shown + ' × ' + shownCols + ' of ' + m.rows + ' × ' + m.cols + '.'));
     var tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
-    tr.appendChild(el(doc, 'th', 'k', note.k)).scope = 'col';
+    tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
     for (var j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
     var body = t.appendChild(el(doc, 'tbody'));
     for (var i = 0; i < shown; i++) {
@@ -98,7 +103,7 @@
       tr.appendChild(header(doc, m.rowLabel(i), 'row'));
       for (j = 0; j < shownCols; j++) {
         var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
-        var masked = causal && j > i, dropped = pattern && pattern.data[i * m.cols + j] === 0, say = spoken(x, masked, dropped);
+        var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
         td.dataset.row = i;
         td.dataset.col = j;
         if (st.shape.length === 3) td.dataset.batch = batch;
@@ -141,15 +146,15 @@
    *  opts: {doc, caption: false hides captions but for screen readers, embed: an Embed button}. */
   function stage(st, wt, opts) {
     opts = opts || {};
-    var doc = opts.doc || document, note = CA.notes.get(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
+    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
     box.dataset.stage = st.id;
     if (st.shape.length === 3) {
       for (var b = 0; b < batches; b++) {
-        box.appendChild(table(doc, st, wt, note, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
+        box.appendChild(table(doc, st, wt, info, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
         box.appendChild(tools(doc, st, b, opts.embed && !b));
       }
     } else {
-      box.appendChild(table(doc, st, wt, note, 0, '', opts));
+      box.appendChild(table(doc, st, wt, info, 0, '', opts));
       box.appendChild(tools(doc, st, 0, opts.embed));
     }
     // The efficient mask against the simple one: the same weights, to float32 rounding.

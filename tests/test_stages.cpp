@@ -1,0 +1,124 @@
+// The one table of stage facts (src/core/stages.hpp) against what the walkthrough produces and
+// what the CLI exports: every id in order, sections that exist, axes that match the shapes.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include "stages.hpp"
+#include "support.hpp"
+
+namespace {
+
+std::vector<std::string> ids_of(const ca::Walkthrough& w) {
+  std::vector<std::string> ids;
+  for (const ca::Stage& s : w.stages) ids.push_back(s.id);
+  return ids;
+}
+
+// The size an axis stands for in a configuration, or -1 for an axis this test does not know.
+int axis_size(const std::string& axis, const ca::Walkthrough& w) {
+  const ca::Config& c = w.config;
+  if (axis == "tok") return c.num_tokens();
+  if (axis == "in") return c.d_in();
+  if (axis == "out") return c.d_out;
+  if (axis == "hd") return c.d_out / c.num_heads;   // MultiHeadAttention's head_dim
+  if (axis == "hout") return c.d_out * c.num_heads;  // the wrapper's heads side by side
+  if (axis == "head") return c.num_heads;
+  if (axis == "sum" || axis == "bias" || axis.empty()) return 1;
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("the stage table lists every stage of the walkthrough, in order", "[stages]") {
+  const bool bias = GENERATE(false, true);
+  const ca::Walkthrough w = test::run(bias ? R"({"qkv_bias": true})" : "{}");
+  std::vector<std::string> expected;
+  for (const ca::StageInfo& s : ca::stage_table())
+    if (bias || !s.bias) expected.push_back(s.id);
+  CHECK(ids_of(w) == expected);
+  CHECK(ca::all_stage_ids().size() == ca::stage_table().size());
+}
+
+TEST_CASE("every stage names a section, and sections come in order", "[stages]") {
+  std::size_t last = 0;
+  std::set<std::string> used;
+  for (const ca::StageInfo& s : ca::stage_table()) {
+    INFO(s.id);
+    std::size_t k = 0;
+    while (k < ca::section_table().size() && ca::section_table()[k].id != std::string(s.section))
+      ++k;
+    REQUIRE(k < ca::section_table().size());
+    CHECK(k >= last);  // the page shows sections in table order
+    last = k;
+    used.insert(s.section);
+    CHECK(std::string(s.title).size() > 0);
+    CHECK(std::string(s.note).size() > 0);
+  }
+  CHECK(used.size() == ca::section_table().size());  // no empty section
+}
+
+TEST_CASE("axes, kinds and flags agree with the tensors", "[stages]") {
+  const char* config = GENERATE(R"({"qkv_bias": true})",
+                                R"({"inputs": {"randn": [7, 5], "seed": 3}, "d_out": 4,
+                                    "qkv_bias": true})");
+  const ca::Walkthrough w = test::run(config);
+  for (const ca::Stage& st : w.stages) {
+    INFO(st.id);
+    const ca::StageInfo& info = *ca::find_stage(st.id);
+    const std::vector<int>& shape = st.tensor.shape;
+    const int rank = static_cast<int>(shape.size());
+    if (rank == 0) {  // a 0-D scalar: no axes
+      CHECK(info.rows + std::string(info.cols) == "");
+      continue;
+    }
+    CHECK(shape.back() == axis_size(info.cols, w));
+    if (rank >= 2) CHECK(shape[rank - 2] == axis_size(info.rows, w));
+    if (rank == 1) CHECK((info.rows == std::string("bias") || info.rows == std::string()));
+    // qkv bias stages are one row, or one row per head; out_proj's bias is always there.
+    if (info.bias) CHECK((info.rows == std::string("bias") || info.rows == std::string("head")));
+    if (info.causal) CHECK(info.rows + std::string(info.cols) == "toktok");
+    if (*info.dropout) {
+      const ca::StageInfo* pattern = ca::find_stage(info.dropout);
+      REQUIRE(pattern != nullptr);
+      CHECK(pattern <= &info);  // shown before (or is) the stage it marks
+    }
+    if (info.kind == ca::StageKind::Probabilities) {
+      const float scale = 1.0f / (1.0f - static_cast<float>(w.config.dropout));
+      for (float v : st.tensor.data) CHECK((v >= 0.0f && v <= scale));
+    }
+    if (info.kind == ca::StageKind::Mask) {
+      for (float v : st.tensor.data) CHECK((v == 0.0f || v == 1.0f || v == 2.0f));
+    }
+  }
+}
+
+TEST_CASE("the CLI prints the table with --list-stages --format json", "[stages][cli]") {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(
+      popen((std::string(CA_CLI) + " --list-stages --format json").c_str(), "r"), pclose);
+  REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
+  const nlohmann::json doc = nlohmann::json::parse(out);
+  REQUIRE(doc["stages"].size() == ca::stage_table().size());
+  for (std::size_t i = 0; i < ca::stage_table().size(); ++i) {
+    const ca::StageInfo& s = ca::stage_table()[i];
+    const nlohmann::json& j = doc["stages"][i];
+    CHECK(j["id"] == s.id);
+    CHECK(j["section"] == s.section);
+    CHECK(j["code"] == s.code);
+    CHECK(j["rows"] == s.rows);
+    CHECK(j["cols"] == s.cols);
+    CHECK(j["kind"] == ca::to_string(s.kind));
+    CHECK(j["causal"] == s.causal);
+    CHECK(j["dropout"] == s.dropout);
+    CHECK(j["note"] == s.note);
+  }
+  REQUIRE(doc["sections"].size() == ca::section_table().size());
+  CHECK(doc["sections"][6]["id"] == "s3");
+  CHECK(doc["limits"]["max_tokens"] == ca::kMaxTokens);
+  CHECK(doc["limits"]["max_shown"] == 32);
+  CHECK(doc["defaults"]["randn_seed"] == 123);
+}
