@@ -52,9 +52,14 @@ std::string validate(const Config& c) {
     return cat({"\"tokens\" has length ", decimal(c.tokens.size()), " but \"inputs\" has ",
                 decimal(T), " rows"});
   }
-  for (const std::string& t : c.tokens) {
+  for (std::size_t i = 0; i < c.tokens.size(); ++i) {
+    const std::string& t = c.tokens[i];
     if (t.size() > kMaxTokenLength) {
       return cat({"\"tokens\": a label is longer than ", decimal(kMaxTokenLength), " bytes"});
+    }
+    // Every output (JSON, the page) must be valid UTF-8; JS's lone surrogates arrive as such bytes.
+    if (!valid_utf8(t)) {
+      return cat({"\"tokens\"[", decimal(i), "] is not valid UTF-8 (got ", quoted(t), ")"});
     }
   }
   if (c.d_out < 1 || c.d_out > kMaxDim) {
@@ -67,6 +72,7 @@ std::string validate(const Config& c) {
   if (!is_probability(c.class_dropout)) {
     return cat({"\"class_dropout\" must be between 0 and 1 (got ", shortest(c.class_dropout), ")"});
   }
+  // 0 is "unset" (the number of tokens), never read from JSON: users see "between 1 and".
   if (c.context_length < 0 || c.context_length > kMaxTokens) {
     return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ",
                 decimal(c.context_length), ")"});
