@@ -1,5 +1,6 @@
 // The causal-attention binary: formats, stage selection and the error contract
 // (one line on stderr, exit code 2, nothing on stdout).
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "output.hpp"
 #include "support.hpp"
 
 namespace {
@@ -130,7 +132,7 @@ TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on 
       {"--stage b_query", "stage \"b_query\" exists only with qkv_bias"},
       {"--format yaml", "--format"},
       {"--bogus", "--bogus"},
-      {"--config /nonexistent.json", "cannot read config file \"/nonexistent.json\""},
+      {"--config /nonexistent.json", "cannot read config file /nonexistent.json: no such file"},
       {"--context-length 4", "6 tokens exceed CausalAttention's context_length 4"},
   };
   for (const auto& [args, message] : cases) {
@@ -157,5 +159,98 @@ TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on 
     CHECK(r.code == 2);
     CHECK(r.out.empty());
     CHECK(r.err.find(message) != std::string::npos);
+  }
+}
+
+TEST_CASE("non-finite numbers are refused, not looped on", "[cli][hostile]") {
+  const std::pair<Result, std::string> cases[] = {
+      {cli("--config -", R"({"dropout":1e400})"), R"("dropout" must be between 0 and 1 (got inf))"},
+      {cli("--dropout 1e400"), R"("dropout" must be between 0 and 1 (got inf))"},
+      {cli("--class-dropout -1e400"), R"("class_dropout" must be between 0 and 1 (got -inf))"},
+      {cli("--config -", R"({"class_dropout":-1e999, "dropout": 0})"),
+       R"("class_dropout" must be between 0 and 1 (got -inf))"},
+  };
+  for (const auto& [r, message] : cases) {
+    INFO(message);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "causal-attention: " + message + "\n");
+  }
+}
+
+TEST_CASE("control characters in keys and stage ids are escaped: one line", "[cli][hostile]") {
+  // printf makes the bytes: a newline and an ESC inside one argument.
+  const Result stage = cli(R"x(--stage "$(printf 'a\nb\033[31m')")x");
+  CHECK(stage.code == 2);
+  CHECK(stage.err.rfind(R"(causal-attention: unknown stage "a\nb\u001b[31m" (stages: inputs,)", 0) == 0);
+  const Result key = cli("--config -", "{\"x\\n\\u001b\\u0085\": 1}");
+  CHECK(key.code == 2);
+  CHECK(key.err.rfind(R"(causal-attention: unknown configuration key "x\n\u001b\u0085" (known)", 0) ==
+        0);
+  const Result format = cli(R"x(--format "$(printf 'x\ny')")x");
+  CHECK(format.code == 2);
+  CHECK(format.err.find(R"(x\ny)") != std::string::npos);
+  for (const Result* r : {&stage, &key, &format}) {
+    CHECK(std::count(r->err.begin(), r->err.end(), '\n') == 1);
+    CHECK(r->err.find('\033') == std::string::npos);
+  }
+}
+
+TEST_CASE("a UTF-8 byte order mark before the configuration is accepted", "[cli][hostile]") {
+  const Result r = cli("--config - --stage W_query --format csv", "\xEF\xBB\xBF{\"d_out\": 1}");
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 3);  // d_out = 1: 1 x 3 weights
+}
+
+TEST_CASE("a token that is not UTF-8 is named", "[cli][hostile]") {
+  const Result r =
+      cli("--config - --format json", "{\"tokens\": [\"a\", \"\xff\xfe\", \"c\", \"d\", \"e\", \"f\"]}");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "causal-attention: \"tokens\"[1] is not valid UTF-8 (got \"\\xff\\xfe\")\n");
+}
+
+TEST_CASE("config files that cannot be read say why", "[cli][hostile]") {
+  CHECK(cli("--config /tmp").err == "causal-attention: cannot read config file /tmp: is a directory\n");
+  CHECK(cli("--config /nonexistent.json").err ==
+        "causal-attention: cannot read config file /nonexistent.json: no such file or directory\n");
+  CHECK(cli("--config /etc/passwd/x").err ==
+        "causal-attention: cannot read config file /etc/passwd/x: not a directory\n");
+  if (geteuid() != 0) {  // root reads any file
+    const std::string path = "/tmp/ca_cli_unreadable_" + std::to_string(getpid()) + ".json";
+    std::ofstream(path) << "{}";
+    chmod(path.c_str(), 0);
+    CHECK(cli("--config " + path).err ==
+          "causal-attention: cannot read config file " + path + ": permission denied\n");
+    std::remove(path.c_str());
+  }
+}
+
+TEST_CASE("markdown output: labels cannot break the table or become markup", "[cli][hostile]") {
+  const Result r = cli("--config - --format markdown --stage masked --stage inputs",
+                       R"({"inputs": [[1], [2], [3]], "tokens": ["a\n| x |",
+                           "<img src=x onerror=alert(1)>", "~~s~~"]})");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(R"(|   | a \| x \| | \<img src\=x onerror\=alert\(1\)\> | \~\~s\~\~ |)") !=
+        std::string::npos);
+  CHECK(r.out.find(R"(| **a \| x \|** | 0.2547 | −∞ | −∞ |)") != std::string::npos);
+  // Every table line has as many unescaped pipes as the header rule.
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != '|') continue;
+    int pipes = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    INFO(line);
+    CHECK((pipes == 5 || pipes == 3));  // masked: 1 + 3 + 1 columns; inputs: 1 + 1 + 1
+  }
+}
+
+TEST_CASE("the Markdown cell rule: the fixture shared with the page's export", "[cli][markdown]") {
+  const nlohmann::json cases = test::load_json("tests/golden/markdown_cells.json");
+  REQUIRE(cases.size() >= 20);
+  for (const nlohmann::json& c : cases) {
+    INFO(c.dump());
+    CHECK(ca::markdown_cell(c[0].get<std::string>()) == c[1].get<std::string>());
   }
 }

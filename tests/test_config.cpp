@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "json.hpp"
+#include "text.hpp"
 #include "support.hpp"
 
 namespace {
@@ -159,6 +160,69 @@ TEST_CASE("json numbers print the shortest text that reads back exactly", "[conf
     CHECK(std::strtof(ca::json::number(v).c_str(), nullptr) == v);
   }
   CHECK(ca::json::quote("a\"b\\c\n\x01") == R"("a\"b\\c\n\u0001")");
+}
+
+TEST_CASE("the shortest-float printer and messages are total over inf and nan", "[json][hostile]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(ca::shortest(inf) == "inf");
+  CHECK(ca::shortest(-inf) == "-inf");
+  CHECK(ca::shortest(std::numeric_limits<float>::quiet_NaN()) == "nan");
+  CHECK(ca::shortest(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(ca::shortest(std::numeric_limits<double>::signaling_NaN()) == "nan");
+  CHECK(error_of(R"({"dropout": 1e400})") == "\"dropout\" must be between 0 and 1 (got inf)");
+  CHECK(error_of(R"({"class_dropout": -1e400})") ==
+        "\"class_dropout\" must be between 0 and 1 (got -inf)");
+  // From JS a NaN arrives as a number without literal.
+  ca::Config c;
+  c.dropout = std::nan("");
+  CHECK(ca::validate(c) == "\"dropout\" must be between 0 and 1 (got nan)");
+}
+
+TEST_CASE("user strings in messages: one line of UTF-8, controls escaped", "[json][hostile]") {
+  CHECK(ca::quoted("a\"\\\n\r\t\x1b\x7f\xc2\x85 é旅") == R"("a\"\\\n\r\t\u001b\u007f\u0085 é旅")");
+  CHECK(ca::quoted("\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xe0\x80\x80") ==
+        R"("\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xe0\x80\x80")");
+  CHECK(ca::one_line("a\nb\x1b[0m") == R"(a\nb\u001b[0m)");
+  CHECK(ca::valid_utf8("é旅🚀"));
+  for (const char* bad : {"\xff", "\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80\x80"})
+    CHECK_FALSE(ca::valid_utf8(bad));
+  CHECK(error_of("{\"x\\u001b\\n\": 1}").rfind(R"(unknown configuration key "x\u001b\n" (known)", 0) ==
+        0);
+  CHECK(error_of("{\"inputs\": {\"randn\": [1, 1], \"\\u0007\": 1}}") ==
+        R"("inputs": unknown key "\u0007" (expected "randn" and "seed"))");
+  CHECK(error_of("{\"d_out\": 1, \"d_out\u0085\": 1, \"d_out\u0085\": 2}") ==
+        R"(invalid JSON at offset 36: duplicate key "d_out\u0085")");
+  CHECK(error_of("{\"inputs\": [[\"\x7f\\u001b\"]]}") ==
+        R"("inputs"[0][0] must be a finite number (got "\u007f\u001b"))");
+  CHECK(error_of("\x1b") == R"(invalid JSON at offset 0: unexpected character '\u001b')");
+}
+
+TEST_CASE("a UTF-8 byte order mark is skipped, tokens must be UTF-8", "[json][hostile]") {
+  CHECK(error_of("\xEF\xBB\xBF{\"d_out\": 3}").empty());
+  CHECK(error_of("\xEF\xBB\xBF{\"d_out\": 3,}") == "invalid JSON at offset 15: expected a string key");
+  CHECK(error_of("\xEF\xBB{}").rfind("invalid JSON at offset 0", 0) == 0);
+  CHECK(error_of(R"({"inputs": [[1], [2]], "tokens": ["ok", "\ud83d\ude80"]})").empty());
+  CHECK(error_of("{\"inputs\": [[1], [2]], \"tokens\": [\"ok\", \"a\xed\xa0\x80\"]}") ==
+        R"("tokens"[1] is not valid UTF-8 (got "a\xed\xa0\x80"))");
+}
+
+TEST_CASE("duplicate keys are found in linear time", "[json][hostile]") {
+  // 300,000 distinct keys (3.6 MB): a quadratic check takes minutes and trips ctest's timeout.
+  std::string text = "{";
+  for (int i = 0; i < 300000; ++i) text += "\"k" + std::to_string(i) + "\":0,";
+  const ca::json::ParseResult distinct = ca::json::parse(text.substr(0, text.size() - 1) + "}");
+  CHECK(distinct.error.empty());
+  CHECK(distinct.value.members.size() == 300000);
+  const ca::json::ParseResult twice = ca::json::parse(text + "\"k123\":1}");
+  CHECK(twice.error == "invalid JSON at offset " + std::to_string(text.size() + 6) +
+                           ": duplicate key \"k123\"");
+}
+
+TEST_CASE("the inputs line is a float tensor in PyTorch", "[config]") {
+  const ca::Walkthrough w = test::run(R"({"inputs": [[1, 2], [3, 4]]})");
+  CHECK(w.stages[0].code == "inputs = torch.tensor([[1.0, 2.0], [3.0, 4.0]])");
+  const ca::Walkthrough odd = test::run(R"({"inputs": [[-0.0, 0.1, 1e30, 1e-7, 16777217]]})");
+  CHECK(odd.stages[0].code == "inputs = torch.tensor([[-0.0, 0.1, 1e+30, 1e-07, 16777216.0]])");
 }
 
 TEST_CASE("inputs round like torch.tensor: to double, then to float32", "[config]") {

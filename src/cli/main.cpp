@@ -2,12 +2,14 @@
 // Errors: one line on stderr, exit code 2, nothing on stdout.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <fstream>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
-#include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "config_json.hpp"
@@ -15,6 +17,7 @@
 #include "output.hpp"
 #include "presets.hpp"
 #include "stages.hpp"
+#include "text.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -23,22 +26,42 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Far beyond the largest valid configuration (1024 x 1024 inputs as text is ~12 MB).
+constexpr std::size_t kMaxConfigBytes = std::size_t{64} << 20;
+
+// The file's bytes, or a UsageError with the system's reason ("is a directory").
 std::string read_config_file(const std::string& path) {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  const auto fail = [&path](int error) {
+    std::string reason = std::strerror(error);
+    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(reason[0]));
+    return UsageError("cannot read config file " + path + ": " + reason);
+  };
+  std::unique_ptr<FILE, int (*)(FILE*)> owned(nullptr, std::fclose);
+  FILE* in = stdin;
+  if (path != "-") {
+    owned.reset(std::fopen(path.c_str(), "rb"));
+    if (!owned) throw fail(errno);
+    in = owned.get();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read config file \"" + path + "\"");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    errno = 0;
+    const std::size_t n = std::fread(buf, 1, sizeof buf, in);
+    text.append(buf, n);
+    if (text.size() > kMaxConfigBytes)
+      throw UsageError("config file " + path + " is larger than 64 MiB");
+    if (n < sizeof buf) break;
+  }
+  if (std::ferror(in)) throw fail(errno ? errno : EIO);  // EISDIR: fopen opens directories
+  return text;
 }
 
 // A flag's text as a JSON number literal, so the core validates flags and files alike.
 std::string number_literal(const std::string& flag, const std::string& text) {
   const ca::json::ParseResult r = ca::json::parse(text);
   if (!r.error.empty() || r.value.kind != ca::json::Value::Kind::Number) {
-    throw UsageError(flag + " expects a number (got \"" + text + "\")");
+    throw UsageError(flag + " expects a number (got " + ca::quoted(text) + ")");
   }
   return text;
 }
@@ -55,13 +78,13 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
     if (std::find(known.begin(), known.end(), id) == known.end()) {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError("unknown stage \"" + id + "\" (stages: " + list + ")");
+      throw UsageError("unknown stage " + ca::quoted(id) + " (stages: " + list + ")");
     }
     const auto it = std::find_if(w.stages.begin(), w.stages.end(),
                                  [&](const ca::Stage& s) { return s.id == id; });
     if (it == w.stages.end()) {
       const std::string why = ca::is_bias_stage(id) ? "qkv_bias" : "d_out divisible by num_heads";
-      throw UsageError("stage \"" + id + "\" exists only with " + why);
+      throw UsageError("stage " + ca::quoted(id) + " exists only with " + why);
     }
     if (std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
   }
@@ -171,7 +194,9 @@ int run(int argc, char** argv) {
                        : format == "csv"      ? ca::Format::Csv
                        : format == "markdown" ? ca::Format::Markdown
                                               : ca::Format::Torch;
-  std::cout << ca::render(w, select(w, stages), f);
+  ca::render(std::cout, w, select(w, stages), f);
+  std::cout.flush();
+  if (!std::cout) throw std::runtime_error("cannot write the output");
   return 0;
 }
 
@@ -181,7 +206,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "causal-attention: " << e.what() << "\n";
+    // One line whatever the message quotes: CLI11's texts, paths, a key with an ESC in it.
+    std::cerr << "causal-attention: " << ca::one_line(e.what()) << "\n";
     return 2;
   }
 }

@@ -6,6 +6,7 @@
 #include "config_json.hpp"
 #include "json.hpp"
 #include "stages.hpp"
+#include "text.hpp"
 #include "torch_format.hpp"
 
 namespace ca {
@@ -13,14 +14,8 @@ namespace {
 
 std::string shape_str(const std::vector<int>& shape, const char* sep) {
   std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? sep : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? sep : "") + decimal(shape[i]);
   return s;
-}
-
-// A value as CSV or Markdown shows it: the shortest float32 text, -inf spelled out.
-std::string plain(float v) {
-  const std::string s = json::number(v);
-  return s.front() == '"' ? s.substr(1, s.size() - 2) : s;
 }
 
 std::string fixed4(float v) {
@@ -31,101 +26,121 @@ std::string fixed4(float v) {
   return buf;
 }
 
-std::string torch(const std::vector<const Stage*>& stages) {
-  std::string s;
+void torch(std::ostream& out, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
-    s += "# " + st->id + ": " + st->title + ", torch.Size([" + shape_str(st->tensor.shape, ", ") +
-         "])\n";
-    s += ">>> " + st->code + "\n" + torch_str(st->tensor) + "\n\n";
+    out << "# " << st->id << ": " << st->title << ", torch.Size([" << shape_str(st->tensor.shape, ", ")
+        << "])\n>>> " << st->code << "\n" << torch_str(st->tensor) << "\n\n";
   }
-  return s;
 }
 
-std::string json_out(const Walkthrough& w, const std::vector<const Stage*>& stages) {
-  std::string s = "{\"config\":" + config_to_json(w.config) + ",\n\"stages\":[";
+void json_out(std::ostream& out, const Walkthrough& w, const std::vector<const Stage*>& stages) {
+  out << "{\"config\":" << config_to_json(w.config) << ",\n\"stages\":[";
   for (std::size_t k = 0; k < stages.size(); ++k) {
     const Stage& st = *stages[k];
-    s += k ? ",\n" : "\n";
-    s += "{\"id\":" + json::quote(st.id) + ",\"title\":" + json::quote(st.title) +
-         ",\"code\":" + json::quote(st.code) + ",\"shape\":[" + shape_str(st.tensor.shape, ",") +
-         "],\"data\":[";
+    out << (k ? ",\n" : "\n") << "{\"id\":" << json::quote(st.id)
+        << ",\"title\":" << json::quote(st.title) << ",\"code\":" << json::quote(st.code)
+        << ",\"shape\":[" << shape_str(st.tensor.shape, ",") << "],\"data\":[";
     for (std::size_t i = 0; i < st.tensor.numel(); ++i)
-      s += (i ? "," : "") + json::number(st.tensor.data[i]);
-    s += "]}";
+      out << (i ? "," : "") << json::number(st.tensor.data[i]);
+    out << "]}";
   }
-  return s + "\n]}\n";
+  out << "\n]}\n";
 }
 
 // Tidy CSV: one row per value, with its coordinates (batch empty for 1-D and 2-D stages).
-std::string csv(const std::vector<const Stage*>& stages) {
-  std::string s = "stage,batch,row,col,value\n";
+void csv(std::ostream& out, const std::vector<const Stage*>& stages) {
+  out << "stage,batch,row,col,value\n";
+  std::string line;
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
     const int cols = t.cols(), rows = t.rows();
     for (std::size_t i = 0; i < t.numel(); ++i) {
       const std::size_t r = i / cols;
-      const std::string batch = t.dim() == 3 ? std::to_string(r / rows) : "";
-      s += st->id + "," + batch + "," + std::to_string(r % rows) + "," + std::to_string(i % cols) +
-           "," + plain(t.data[i]) + "\n";
+      line = st->id;
+      line += ',';
+      if (t.dim() == 3) line += decimal(r / rows);
+      line += ',';
+      line += decimal(r % rows);
+      line += ',';
+      line += decimal(i % cols);
+      line += ',';
+      line += shortest(t.data[i]);  // "-inf" spelled out
+      line += '\n';
+      out << line;
     }
   }
-  return s;
 }
 
 // Markdown tables: labels by the stage table's axes (token labels, feature indices, sum, bias).
-std::string markdown(const Walkthrough& w, const std::vector<const Stage*>& stages) {
-  const auto cell = [](std::string text) {  // keep labels from breaking the table
-    std::string out;
-    for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-  };
-  std::string s;
+void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
     const StageInfo& info = *find_stage(st->id);  // every stage of a walkthrough is in the table
     const auto label = [&](const std::string& axis, int i) {
-      if (axis == "tok") return cell(w.config.tokens[i]);
-      return axis == "sum" || axis == "bias" || axis.empty() ? axis : std::to_string(i);
+      if (axis == "tok") return markdown_cell(w.config.tokens[i]);
+      return axis == "sum" || axis == "bias" || axis.empty() ? axis : decimal(i);
     };
     const int rows = t.dim() == 1 ? 1 : t.rows(), cols = t.cols();
-    s += "### `" + st->id + "`: " + st->title + " (" + shape_str(t.shape, "×") + ")\n\n`" +
-         st->code + "`\n";
+    out << "### `" << st->id << "`: " << st->title << " (" << shape_str(t.shape, "×") << ")\n\n`"
+        << st->code << "`\n";
     const int batches = t.dim() == 3 ? t.shape[0] : 1;
+    std::string line;
     for (int b = 0; b < batches; ++b) {
-      if (batches > 1) s += "\nbatch[" + std::to_string(b) + "]\n";
-      std::string header = "\n|   |", rule = "|---|";
-      for (int j = 0; j < cols; ++j) {
-        header += " " + label(info.cols, j) + " |";
-        rule += "---:|";
-      }
-      s += header + "\n" + rule + "\n";
+      if (batches > 1) out << "\nbatch[" << b << "]\n";
+      line = "\n|   |";
+      for (int j = 0; j < cols; ++j) line += " " + label(info.cols, j) + " |";
+      out << line << "\n|---|";
+      for (int j = 0; j < cols; ++j) out << "---:|";
+      out << "\n";
       for (int i = 0; i < rows; ++i) {
-        s += "| **" + label(info.rows, i) + "** |";
+        line = "| **" + label(info.rows, i) + "** |";
         for (int j = 0; j < cols; ++j) {
-          s += " " + fixed4(t.data[(static_cast<std::size_t>(b) * rows + i) * cols + j]) + " |";
+          line += " " + fixed4(t.data[(static_cast<std::size_t>(b) * rows + i) * cols + j]) + " |";
         }
-        s += "\n";
+        out << line << "\n";
       }
     }
-    s += "\n";
+    out << "\n";
   }
-  return s;
 }
 
 }  // namespace
 
-std::string render(const Walkthrough& w, const std::vector<const Stage*>& stages, Format format) {
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) {
+      out += ' ';
+    } else if (c == 0xC2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      out += ' ';  // C1: U+0080..U+009F
+      ++i;
+    } else if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+               (c >= '{' && c <= '~')) {  // ASCII punctuation
+      out += '\\';
+      out += static_cast<char>(c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void render(std::ostream& out, const Walkthrough& w, const std::vector<const Stage*>& stages,
+            Format format) {
   switch (format) {
     case Format::Torch:
-      return torch(stages);
+      return torch(out, stages);
     case Format::Json:
-      return json_out(w, stages);
+      return json_out(out, w, stages);
     case Format::Csv:
-      return csv(stages);
+      return csv(out, stages);
     case Format::Markdown:
-      return markdown(w, stages);
+      return markdown(out, w, stages);
   }
-  return "";
 }
 
 }  // namespace ca

@@ -52,9 +52,14 @@ std::string validate(const Config& c) {
     return cat({"\"tokens\" has length ", decimal(c.tokens.size()), " but \"inputs\" has ",
                 decimal(T), " rows"});
   }
-  for (const std::string& t : c.tokens) {
+  for (std::size_t i = 0; i < c.tokens.size(); ++i) {
+    const std::string& t = c.tokens[i];
     if (t.size() > kMaxTokenLength) {
       return cat({"\"tokens\": a label is longer than ", decimal(kMaxTokenLength), " bytes"});
+    }
+    // Every output (JSON, the page) must be valid UTF-8; JS's lone surrogates arrive as such bytes.
+    if (!valid_utf8(t)) {
+      return cat({"\"tokens\"[", decimal(i), "] is not valid UTF-8 (got ", quoted(t), ")"});
     }
   }
   if (c.d_out < 1 || c.d_out > kMaxDim) {
@@ -80,6 +85,7 @@ std::string validate(const Config& c) {
                 " (MultiHeadAttentionWrapper's output width; got ", decimal(c.num_heads), " x ",
                 decimal(c.d_out), ")"});
   }
+  // 0 is "unset" (the number of tokens), never read from JSON: users see "between 1 and".
   if (c.context_length < 0 || c.context_length > kMaxTokens) {
     return cat({"\"context_length\" must be between 1 and ", decimal(kMaxTokens), " (got ",
                 decimal(c.context_length), ")"});

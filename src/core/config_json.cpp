@@ -89,7 +89,7 @@ std::string read_randn(const Value& v, Config& c) {
     } else if (key == "seed") {
       if (std::string e = read_seed(item, "seed", r.seed); !e.empty()) return "\"inputs\": " + e;
     } else {
-      return cat({"\"inputs\": unknown key \"", key, "\" (expected \"randn\" and \"seed\")"});
+      return cat({"\"inputs\": unknown key ", quoted(key), " (expected \"randn\" and \"seed\")"});
     }
   }
   if (!has_size) return "\"inputs\": an object needs \"randn\": [tokens, d_in]";
@@ -127,7 +127,7 @@ std::string read_inputs(const Value& v, Config& c) {
       const std::string cell = where + "[" + decimal(j) + "]";
       if (x.kind != Kind::Number) {
         return cell + " must be a finite number (got " +
-               (x.kind == Kind::String ? json::quote(x.text) : json::describe(x.kind)) + ")";
+               (x.kind == Kind::String ? quoted(x.text) : json::describe(x.kind)) + ")";
       }
       const float f = static_cast<float>(x.number);  // decimal -> double -> float, as torch.tensor
       if (!std::isfinite(f))
@@ -183,7 +183,7 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "train") return read_bool(v, key, c.train);
   std::string known;
   for (const std::string& k : config_keys()) known += (known.empty() ? "" : ", ") + k;
-  return cat({"unknown configuration key \"", key, "\" (known keys: ", known, ")"});
+  return cat({"unknown configuration key ", quoted(key), " (known keys: ", known, ")"});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <unordered_set>
 
 #include "text.hpp"
 
@@ -16,6 +17,7 @@ class Parser {
 
   ParseResult run() {
     ParseResult r;
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // a BOM, as Windows editors write it
     skip_ws();
     if (!value(r.value, 0)) {
       r.error = error_;
@@ -84,21 +86,20 @@ class Parser {
       v.number = std::strtod(v.text.c_str(), nullptr);
       return true;
     }
-    return fail(std::string("unexpected character '") + c + "'");
+    return fail("unexpected character '" + one_line(std::string(1, c)) + "'");
   }
 
   bool object(Value& v, int depth) {
     v.kind = Value::Kind::Object;
     ++pos_;
     if (eat('}')) return true;
+    std::unordered_set<std::string> seen;  // linear in the number of keys
     do {
       skip_ws();
       std::string key;
       if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a string key");
       if (!string(key)) return false;
-      for (const auto& m : v.members) {
-        if (m.first == key) return fail("duplicate key \"" + key + "\"");
-      }
+      if (!seen.insert(key).second) return fail("duplicate key " + quoted(key));
       if (!eat(':')) return fail("expected ':'");
       v.members.emplace_back(std::move(key), Value{});
       if (!value(v.members.back().second, depth + 1)) return false;

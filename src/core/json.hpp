@@ -1,5 +1,6 @@
-// A small JSON reader and the number formatting of the walkthrough's JSON. The core is
-// compiled to WebAssembly, so it carries this instead of a JSON library.
+// A small JSON reader and the number formatting of the walkthrough's JSON: the core reads and
+// writes its configuration itself (with exact 64-bit seeds and the shortest float32 text), so it
+// needs no JSON library, natively or in WebAssembly.
 #pragma once
 
 #include <string>
@@ -28,6 +29,8 @@ struct ParseResult {
   std::string error;  // "" on success, else e.g. "invalid JSON at offset 12: expected ','"
 };
 
+// RFC 8259 JSON; a UTF-8 byte order mark at the start is skipped. Strings are not checked for
+// UTF-8 here: the configuration reader names the string that is not (config.cpp).
 ParseResult parse(std::string_view text);
 
 // What a value is, for messages: "a number", "a string", ...

@@ -163,6 +163,8 @@ std::string shortest_of(Bits bits) {
       static_cast<int>((bits >> (kPrecision - 1)) & ((Bits{1} << kExponentBits) - 1));
   std::uint64_t f = bits & ((Bits{1} << (kPrecision - 1)) - 1);
   if (biased == 0 && f == 0) return negative ? "-0" : "0";
+  // Infinity's and NaN's exponent would overflow the bignums: digits() must never see them.
+  if (biased == (1 << kExponentBits) - 1) return f != 0 ? "nan" : negative ? "-inf" : "inf";
   int e = kMinE;
   if (biased != 0) {
     f |= std::uint64_t{1} << (kPrecision - 1);
@@ -173,7 +175,86 @@ std::string shortest_of(Bits bits) {
   return format(negative, d, k);
 }
 
+// The length of the UTF-8 sequence at s[i], or 0 when it is not well-formed.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte (RFC 3629's table)
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    if (b == 0xE0) lo = 0xA0;  // overlong
+    if (b == 0xED) hi = 0x9F;  // surrogates
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    if (b == 0xF0) lo = 0x90;  // overlong
+    if (b == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+std::string escaped(std::string_view s, bool quote) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char b = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) {  // not UTF-8: the byte itself
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+      ++i;
+      continue;
+    }
+    // The code point of a control character: C0 and DEL (1 byte), C1 (0xC2 0x80..0x9F).
+    int control = -1;
+    if (b < 0x20 || b == 0x7F) control = b;
+    if (b == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)
+      control = static_cast<unsigned char>(s[i + 1]);
+    if (control == '\n') {
+      out += "\\n";
+    } else if (control == '\r') {
+      out += "\\r";
+    } else if (control == '\t') {
+      out += "\\t";
+    } else if (control >= 0) {
+      out += "\\u00";
+      out += kHex[control >> 4];
+      out += kHex[control & 0xF];
+    } else if (quote && (b == '"' || b == '\\')) {
+      out += '\\';
+      out += static_cast<char>(b);
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return quote ? "\"" + out + "\"" : out;
+}
+
 }  // namespace
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string quoted(std::string_view s) { return escaped(s, true); }
+std::string one_line(std::string_view s) { return escaped(s, false); }
 
 std::string cat(std::initializer_list<std::string_view> pieces) {
   std::size_t n = 0;

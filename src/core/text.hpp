@@ -27,8 +27,19 @@ std::string decimal(Int v) {
     return decimal_unsigned(v);
 }
 
-// Precondition: v is finite.
+// Total: non-finite values are "inf", "-inf" and "nan" (messages print them; JSON quotes them).
 std::string shortest(float v);
 std::string shortest(double v);
+
+// Whether s is well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+// A user's string for a message, always one line of valid UTF-8: in double quotes, with JSON's
+// escapes for quotes, backslashes and control characters (C0, DEL, C1: \u001b, \u0085),
+// and bytes that are not UTF-8 as \xff.
+std::string quoted(std::string_view s);
+
+// A whole message made one line the same way, without quotes (a last guard before stderr).
+std::string one_line(std::string_view s);
 
 }  // namespace ca

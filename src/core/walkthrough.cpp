@@ -11,8 +11,9 @@
 namespace ca {
 namespace {
 
-// A Python float literal: 0.5, 0.0, 1e-05.
-std::string py_float(double v) {
+// A Python float literal: 0.5, 0.0, 1e-05 (shortest for the type: float32 inputs, double p).
+template <typename Float>
+std::string py_float(Float v) {
   const std::string s = shortest(v);
   return s.find_first_of(".e") == std::string::npos ? s + ".0" : s;
 }
@@ -25,7 +26,8 @@ std::string inputs_code(const Config& c) {
   std::string s = "inputs = torch.tensor([";
   for (int i = 0; i < c.inputs.rows(); ++i) {
     s += i ? ", [" : "[";
-    for (int j = 0; j < c.inputs.cols(); ++j) s += (j ? ", " : "") + shortest(c.inputs.at(i, j));
+    // Float literals, as the page's torch export: torch.tensor([[1, 2]]) would be int64.
+    for (int j = 0; j < c.inputs.cols(); ++j) s += (j ? ", " : "") + py_float(c.inputs.at(i, j));
     s += "]";
   }
   return s + "])";
