@@ -1,5 +1,7 @@
 #include "attention.hpp"
 
+#include "kernels.hpp"
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -8,20 +10,19 @@ namespace ca {
 
 namespace {
 
-// out (m, n) = a (m, k) @ b (k, n). Each output is the float32 sum of its k products in
-// order from +0, as PyTorch's BLAS sgemm adds them, so results are bit-identical on every
-// target; the loop runs across a row of outputs (an axpy per l), which vectorises.
+using kernels::Tri;
+
+// out (m, n) = a (m, k) @ b (k, n) with BLAS's order (see kernels.hpp).
 void matmul(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  out.setZero();
-  for (Eigen::Index i = 0; i < out.rows(); ++i) {
-    for (Eigen::Index l = 0; l < a.cols(); ++l) out.row(i).noalias() += a(i, l) * b.row(l);
-  }
+  kernels::gemm(int(out.rows()), int(out.cols()), int(a.cols()), a.data(), int(a.outerStride()),
+                b.data(), int(b.outerStride()), out.data(), int(out.outerStride()));
 }
 
-// out (m, n) = a (m, k) @ b(n, k)^T, through a row-major copy of b^T.
+// out (m, n) = a (m, k) @ b (n, k)^T.
 void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  const RowMatrix b_t = b.transpose();
-  matmul(out, a, b_t);
+  kernels::gemm_nt(int(out.rows()), int(out.cols()), int(a.cols()), a.data(),
+                   int(a.outerStride()), b.data(), int(b.outerStride()), out.data(),
+                   int(out.outerStride()));
 }
 
 }  // namespace
@@ -88,6 +89,39 @@ void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
 
 void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn& values) {
   matmul(context, weights, values);
+}
+
+int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
+                           unsigned char* full_rows) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  int full = 0;
+  for (int i = 0; i < T; ++i) {
+    float* w = weights + static_cast<long>(i) * ldw;
+    float* s = scores + static_cast<long>(i) * lds;
+    float max = neg_inf;
+    bool nan = false;
+    for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
+    for (int j = 0; j <= i; ++j) {
+      nan |= w[j] != w[j];
+      max = w[j] > max ? w[j] : max;  // which of +0 and -0 wins does not matter: x - 0 = x
+    }
+    full_rows[i] = nan || !std::isfinite(max);
+    if (full_rows[i]) {
+      // NaN, +inf or a row of -inf: the masked cells become NaN, not 0. The whole row, as
+      // softmax_forward computes it on the masked scores.
+      for (int j = i + 1; j < T; ++j) s[j] = neg_inf;
+      softmax_forward(MatrixMap(w, 1, T), ConstMatrixMap(s, 1, T), divisor);
+      ++full;
+      continue;
+    }
+    // exp(-inf - max) = +0 for every masked cell; adding +0 to a positive sum changes nothing.
+    for (int j = 0; j <= i; ++j) w[j] = std::exp(w[j] - max);  // scalar exp, as softmax_forward
+    float sum = 0.0f;
+    for (int j = 0; j <= i; ++j) sum += w[j];  // in order, apart so the calls pipeline
+    const float inverse = 1.0f / sum;
+    for (int j = 0; j <= i; ++j) w[j] *= inverse;
+  }
+  return full;
 }
 
 float score_divisor(int d_k, bool scale) {

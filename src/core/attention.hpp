@@ -33,6 +33,16 @@ void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor);
 // Pass 5: context (T, d) = weights (T, T) @ values (T, d).
 void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn& values);
 
+// Passes 3 and 4 of the causal path, without the masked upper triangle: weights (T, T) rows
+// of leading dimension ldw from scores (T, T) whose cells j > i are never read as scores.
+// Row i's cells j <= i equal softmax_forward's of the masked scores, bit for bit; its cells
+// j > i are left unwritten: they are exactly +0. Except when the row has a NaN, or its
+// max is +inf or -inf: then the masked cells are NaN, the whole row is written as
+// softmax_forward does (the masked part of `scores` is overwritten with -inf) and
+// full_rows[i] is set to 1 (else 0). Returns the number of such rows.
+int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
+                           unsigned char* full_rows);
+
 // sqrt(d_k) as `keys.shape[-1]**0.5`, or 1 when the scores are not scaled.
 float score_divisor(int d_k, bool scale);
 

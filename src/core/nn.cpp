@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attention.hpp"
+#include "kernels.hpp"
 #include "text.hpp"
 
 namespace ca {
@@ -40,11 +41,25 @@ Tensor Linear::operator()(const Tensor& x) const {
   return y;
 }
 
-Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng rng) {
+namespace {
+
+void check_dropout(double p) {
   if (!(p >= 0.0 && p <= 1.0)) {
     throw std::invalid_argument("dropout probability has to be between 0 and 1, but got " +
                                 shortest(p));
   }
+}
+
+bool all_finite(const float* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng rng) {
+  check_dropout(p);
   if (!train || p == 0.0 || x.numel() == 0) return x;
   Tensor y = x;
   if (p == 1.0) {
@@ -137,18 +152,63 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
     throw std::invalid_argument("CausalAttention: " + decimal(T) +
                                 " tokens exceed context_length " + decimal(context_length));
   }
+  check_dropout(dropout_p);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
-  Tensor scores({B, T, T}), weights({B, T, T}), context({B, T, d_out});
+  Tensor context({B, T, d_out});
   const float divisor = score_divisor(d_out, scale);
+  const std::size_t TT = static_cast<std::size_t>(T) * T;
+  // The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
+  // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
+  scratch.scores.resize(TT);         // (T, T), one sequence at a time
+  scratch.weights.resize(B * TT);    // (B, T, T): dropout runs over the whole batch
+  scratch.full_rows.resize(static_cast<std::size_t>(B) * T);
+  const auto seq = [&](const Tensor& t, int b) { return t.data.data() + std::size_t(b) * T * d_out; };
+  float* const weights = scratch.weights.data();
+  unsigned char* const full_rows = scratch.full_rows.data();
   for (int b = 0; b < B; ++b) {
-    scores_forward(scores.matrix(b), queries.matrix(b), keys.matrix(b));
-    masked_fill(scores.matrix(b), mask.matrix());  // the buffer sliced to [:T, :T]
-    softmax_forward(weights.matrix(b), scores.matrix(b), divisor);
+    kernels::gemm_nt(T, T, d_out, seq(queries, b), d_out, seq(keys, b), d_out,
+                     scratch.scores.data(), T, kernels::Tri::LowerOut);
+    causal_softmax_forward(weights + b * TT, T, scratch.scores.data(), T, T, divisor,
+                           full_rows + std::size_t(b) * T);
   }
-  // One dropout over the whole (B, T, T) tensor: the draws run across the batch in order.
-  const Tensor dropped = dropout(weights, dropout_p, training, gen, rng);
-  for (int b = 0; b < B; ++b)
-    context_forward(context.matrix(b), dropped.matrix(b), values.matrix(b));
+  // Dropout over the whole (B, T, T) tensor as nn.Dropout does: every draw is made, in order,
+  // masked cells included; eval mode touches nothing.
+  if (training && dropout_p != 0.0 && B * TT != 0) {
+    const float keep = static_cast<float>(1.0 - dropout_p);  // noise.div_(1 - p) in float32
+    if (dropout_p != 1.0) {
+      scratch.noise.shape = {B, T, T};
+      scratch.noise.data.resize(B * TT);
+      bernoulli_(scratch.noise, 1.0 - dropout_p, gen, rng);
+    }
+    for (std::size_t row = 0; row < std::size_t(B) * T; ++row) {
+      const std::size_t n = full_rows[row] ? T : row % T + 1;
+      float* w = weights + row * T;
+      if (dropout_p == 1.0) {
+        for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
+      } else {
+        const float* noise = scratch.noise.data.data() + row * T;
+        for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+      }
+    }
+  }
+  for (int b = 0; b < B; ++b) {
+    float* w = weights + b * TT;
+    const unsigned char* full = full_rows + std::size_t(b) * T;
+    float* ctx = context.data.data() + std::size_t(b) * T * d_out;
+    if (!all_finite(seq(values, b), std::size_t(T) * d_out)) {
+      // 0 * inf is NaN: the masked zeros count here, written out, and every row runs whole.
+      for (int i = 0; i < T; ++i)
+        if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+      kernels::gemm(T, d_out, T, w, T, seq(values, b), d_out, ctx, d_out);
+      continue;
+    }
+    kernels::gemm(T, d_out, T, w, T, seq(values, b), d_out, ctx, d_out, kernels::Tri::LowerK);
+    for (int i = 0; i < T; ++i) {
+      if (full[i])
+        kernels::gemm(1, d_out, T, w + std::size_t(i) * T, T, seq(values, b), d_out,
+                      ctx + std::size_t(i) * d_out, d_out);
+    }
+  }
   return context;
 }
 

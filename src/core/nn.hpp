@@ -58,6 +58,18 @@ struct CausalAttention {
   bool scale = true;
   DropoutRng rng = DropoutRng::Default;
 
+  // Buffers forward reuses from call to call (scores, weights, dropout noise); a copy of the
+  // module starts with empty ones.
+  struct Scratch {
+    std::vector<float> scores, weights;
+    std::vector<unsigned char> full_rows;
+    Tensor noise;
+    Scratch() = default;
+    Scratch(const Scratch&) {}
+    Scratch& operator=(const Scratch&) { return *this; }
+  };
+  mutable Scratch scratch;
+
   CausalAttention(int d_in, int d_out, int context_length, double dropout, bool qkv_bias,
                   Generator& gen);
   // x (B, T, d_in) -> context (B, T, d_out). Throws std::invalid_argument when

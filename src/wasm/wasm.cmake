@@ -6,7 +6,7 @@
 # src/wasm/pack.js instead embeds it deflated (the loader inflates it with the platform's
 # DecompressionStream), about 9 KB less over the wire.
 
-add_executable(causal-attention-module src/wasm/bindings.cpp)
+add_executable(causal-attention-module src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
 target_link_libraries(causal-attention-module PRIVATE ca_core)
 target_compile_options(causal-attention-module PRIVATE -Oz -DNDEBUG)
 

@@ -1,0 +1,213 @@
+"""The driver of bench/compare.sh, and its PyTorch worker.
+
+Driver: runs every (module, shape) on every side, each in its own process, and prints one
+Markdown table: median time, min-max, GFLOP/s, and the ratios of the core to PyTorch.
+Worker (`compare.py torch MODULE B T d H RUNS SECONDS`): the book's modules in PyTorch.
+
+GFLOP counts every multiply and add of the matmuls the book's code does, the masked upper
+triangle included (8 B T d^2 + 4 B T^2 d for MultiHeadAttention, 6 B T d^2 + 4 B T^2 d for
+CausalAttention): the same count for every side, so GFLOP/s compare like times do.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SHAPES = [(2, 6, 3, 1), (2, 64, 64, 1), (2, 256, 64, 1), (2, 1024, 64, 1),
+          (1, 1024, 768, 12), (8, 1024, 768, 12)]
+MODULES = [("causal", "CausalAttention"), ("mha", "MultiHeadAttention")]
+SIDES = ["native", "wasm", "torch", "openblas"]
+SIDE_NAMES = {"native": "core (native)", "wasm": "core (WASM, Node)",
+              "torch": "PyTorch (ref. BLAS)", "openblas": "PyTorch (OpenBLAS)"}
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def flops(module, B, T, d):
+    proj = 8 if module == "mha" else 6
+    return proj * B * T * d * d + 4 * B * T * T * d
+
+
+# ---------------------------------------------------------------------------------------
+# Worker: the book's code (ch03), forward under no_grad in eval mode, one thread.
+
+def torch_worker(module, B, T, d, H, runs, seconds):
+    import torch
+    import torch.nn as nn
+    torch.set_num_threads(1)
+
+    class CausalAttention(nn.Module):
+        def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+            super().__init__()
+            self.d_out = d_out
+            self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.dropout = nn.Dropout(dropout)
+            self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+        def forward(self, x):
+            b, num_tokens, d_in = x.shape
+            keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)
+            attn_scores = queries @ keys.transpose(1, 2)
+            attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+            attn_weights = self.dropout(attn_weights)
+            return attn_weights @ values
+
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
+            super().__init__()
+            assert d_out % num_heads == 0
+            self.d_out, self.num_heads, self.head_dim = d_out, num_heads, d_out // num_heads
+            self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+            self.out_proj = nn.Linear(d_out, d_out)
+            self.dropout = nn.Dropout(dropout)
+            self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
+
+        def forward(self, x):
+            b, num_tokens, d_in = x.shape
+            keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)
+            keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+            values = values.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+            queries = queries.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+            attn_scores = queries @ keys.transpose(2, 3)
+            attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+            attn_weights = self.dropout(attn_weights)
+            context_vec = (attn_weights @ values).transpose(1, 2)
+            context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+            return self.out_proj(context_vec)
+
+    torch.manual_seed(123)  # as bench/bench_modules.hpp: the module, then the input
+    if module == "causal":
+        m = CausalAttention(d, d, T, 0.0)
+    else:
+        m = MultiHeadAttention(d, d, T, 0.0, H)
+    m.eval()
+    x = torch.randn(B, T, d)
+    with torch.no_grad():
+        check = float(m(x).double().sum())  # warm-up
+        samples, total, batch = [], 0.0, 1
+        while len(samples) < runs or total < seconds:
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                y = m(x)
+            s = time.perf_counter() - t0
+            if s < 2e-3 and not samples and batch < 1 << 20:
+                batch *= 2
+                continue
+            samples.append(s / batch)
+            total += s
+            if len(samples) >= 200:
+                break
+    with open("/proc/self/maps") as f:
+        blas = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1]})
+    print(json.dumps({"ok": True, "check": check, "seconds": samples, "blas": blas,
+                      "threads": torch.get_num_threads()}))
+
+
+# ---------------------------------------------------------------------------------------
+# Driver.
+
+def run_side(args, side, module, shape, runs, seconds):
+    B, T, d, H = shape
+    params = [module, str(B), str(T), str(d), str(H), str(runs), str(seconds)]
+    env = dict(os.environ, **ONE_THREAD)
+    if side == "native":
+        cmd = [os.path.join(args.build, "native/bench/ca_compare")] + params
+    elif side == "wasm":
+        cmd = ["node", os.path.join(HERE, "compare_wasm.js"), os.path.join(args.build, "wasm")] + params
+    else:
+        cmd = ["/usr/bin/python3", os.path.abspath(__file__), "torch"] + params
+        if side == "openblas":
+            env["LD_LIBRARY_PATH"] = args.openblas + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"compare: {side} {module} {shape} failed:\n{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def walkthrough(args, sides):
+    """The book's walkthrough (T = 6, every stage): the core natively, in WASM, and api.run."""
+    if "native" not in sides or "wasm" not in sides:
+        return
+    shape, runs = (0, 0, 0, 0), max(args.runs, 20)
+    native = statistics.median(run_side(args, "native", "walkthrough", shape, runs, args.seconds)["seconds"])
+    core = statistics.median(run_side(args, "wasm", "walkthrough", shape, runs, args.seconds)["seconds"])
+    api = statistics.median(run_side(args, "wasm", "api", shape, runs, args.seconds)["seconds"])
+    print("\n| the book's walkthrough (T = 6, every stage) | median ms | / native |")
+    print("|---|---|---|")
+    print(f"| core (native) | {ms(native)} | 1.00x |")
+    print(f"| core (WASM, Node) | {ms(core)} | {core / native:.2f}x |")
+    print(f"| api.run({{}}) (WASM, Node, Embind included) | {ms(api)} | {api / native:.2f}x |")
+
+
+def ms(s):
+    v = s * 1e3
+    return f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.0f}"
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "torch":
+        a = sys.argv[2:]
+        return torch_worker(a[0], *map(int, a[1:5]), int(a[5]), float(a[6]))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build", required=True)
+    p.add_argument("--openblas", required=True)
+    p.add_argument("--rows", default="", help="only modules/shapes whose label contains this")
+    p.add_argument("--runs", type=int, default=3, help="at least this many timed runs")
+    p.add_argument("--seconds", type=float, default=1.0, help="and at least this long")
+    p.add_argument("--sides", default=",".join(SIDES))
+    args = p.parse_args()
+    sides = args.sides.split(",")
+
+    print(f"One thread each; median of >= {args.runs} runs and >= {args.seconds} s; ms (min-max), GFLOP/s.")
+    head = ["module", "B, T, d, H"] + [SIDE_NAMES[s] for s in sides]
+    ratios = [("native", "torch"), ("native", "openblas"), ("wasm", "native")]
+    ratios = [r for r in ratios if r[0] in sides and r[1] in sides]
+    head += [f"{SIDE_NAMES[a].split(' (')[0] if a != 'wasm' else 'WASM'} / {SIDE_NAMES[b]}" for a, b in ratios]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    loaded = {}
+    for module, name in MODULES:
+        for shape in SHAPES:
+            label = f"{name} {shape}"
+            if args.rows and args.rows not in label and args.rows not in module:
+                continue
+            B, T, d, H = shape
+            gflop = flops(module, B, T, d) / 1e9
+            cells, medians, checks = [], {}, {}
+            for side in sides:
+                r = run_side(args, side, module, shape, args.runs, args.seconds)
+                if not r["ok"]:
+                    cells.append("not in the core yet")
+                    continue
+                s = r["seconds"]
+                med = statistics.median(s)
+                medians[side], checks[side] = med, r["check"]
+                rate = gflop / med
+                cells.append(f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.1f}" if rate >= 1 else
+                             f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.2f}")
+                if "blas" in r:
+                    loaded.setdefault(side, set()).update(r["blas"])
+            ratio_cells = [f"{medians[a] / medians[b]:.2f}x" if a in medians and b in medians else "" for a, b in ratios]
+            print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(cells + ratio_cells) + " |", flush=True)
+            ref = checks.get("torch")
+            for side, c in checks.items():  # every side computes the same module on the same x
+                if ref is not None and abs(c - ref) > 1e-3 * max(1.0, abs(ref)):
+                    print(f"compare: {side} {label}: sum of outputs {c} vs PyTorch's {ref}", file=sys.stderr)
+    if not args.rows or "walkthrough" in args.rows:
+        walkthrough(args, sides)
+    for side, blas in loaded.items():
+        print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")
+    print("\nTimes in ms; ratios are of median times (< 1: the core is faster).")
+
+
+if __name__ == "__main__":
+    main()

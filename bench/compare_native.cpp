@@ -1,0 +1,61 @@
+// The native side of bench/compare.sh: times one (module, shape) and prints JSON.
+//   compare_native causal|mha|walkthrough B T d H MIN_RUNS MIN_SECONDS [isa]
+// Prints {"ok": true, "seconds": [...], "check": sum of the output, "isa": "avx2"}, or
+// {"ok": false} when the module is not in this build. One thread (the core has no other).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench_modules.hpp"
+#include "kernels.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 8) {
+    std::fprintf(stderr, "usage: %s causal|mha|walkthrough B T d H MIN_RUNS MIN_SECONDS [isa]\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string module = argv[1];
+  const int B = std::atoi(argv[2]), T = std::atoi(argv[3]), d = std::atoi(argv[4]),
+            H = std::atoi(argv[5]), min_runs = std::atoi(argv[6]);
+  const double min_seconds = std::atof(argv[7]);
+  if (argc > 8) {  // e.g. "sse2": time another kernel path
+    const std::string want = argv[8];
+    for (auto isa : {ca::kernels::Isa::Reference, ca::kernels::Isa::SSE2, ca::kernels::Isa::AVX2})
+      if (want == ca::kernels::isa_name(isa)) ca::kernels::force_isa(isa);
+  }
+  std::unique_ptr<ca_bench::Workload> w;
+  if (module != "walkthrough") {
+    w = std::make_unique<ca_bench::Workload>(module, B, T, d, H);
+    if (!w->ok()) {
+      std::printf("{\"ok\": false}\n");
+      return 0;
+    }
+  }
+  const auto once = [&] { return w ? w->run() : double(ca_bench::walkthrough()); };
+  double check = once();  // warm-up: buffers allocated, caches filled
+  std::vector<double> seconds;
+  double total = 0;
+  using clock = std::chrono::steady_clock;
+  // Short runs are batched so that each sample is at least ~2 ms.
+  int batch = 1;
+  while (int(seconds.size()) < min_runs || total < min_seconds) {
+    const auto t0 = clock::now();
+    for (int r = 0; r < batch; ++r) check = once();
+    const double s = std::chrono::duration<double>(clock::now() - t0).count();
+    if (s < 2e-3 && seconds.empty() && batch < (1 << 20)) {
+      batch *= 2;
+      continue;
+    }
+    seconds.push_back(s / batch);
+    total += s;
+    if (seconds.size() >= 200) break;
+  }
+  std::printf("{\"ok\": true, \"isa\": \"%s\", \"check\": %.9g, \"seconds\": [",
+              ca::kernels::isa_name(ca::kernels::active_isa()), check);
+  for (std::size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.9g", i ? ", " : "", seconds[i]);
+  std::printf("]}\n");
+  return 0;
+}

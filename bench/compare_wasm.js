@@ -1,0 +1,34 @@
+// The WASM side of bench/compare.sh: the module as built (glue + wasm in the wasm build
+// directory; the same binary causal-attention.js ships), timed in Node with performance.now().
+//   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
+// Prints {"ok": true, "seconds": [...], "check": ...} (ok false when the module lacks it).
+// "walkthrough" is the core's walkthrough alone; "api" is api.run({}), Embind included.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { performance } = require('perf_hooks');
+
+async function main() {
+  const [dir, module, B, T, d, H, minRuns, minSeconds] = process.argv.slice(2);
+  const factory = require(path.resolve(dir, 'causal-attention-module.js'));
+  const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-module.wasm')) });
+  let once;
+  if (module === 'walkthrough') once = () => m.benchWalkthrough();
+  else if (module === 'api') once = () => m.run({}).stages.length;
+  else if (m.benchSetup(module, +B, +T, +d, +H)) once = () => m.benchRun();
+  else return console.log(JSON.stringify({ ok: false }));
+  let check = once();  // warm-up
+  const seconds = [];
+  let total = 0, batch = 1;
+  while (seconds.length < +minRuns || total < +minSeconds) {
+    const t0 = performance.now();
+    for (let r = 0; r < batch; r++) check = once();
+    const s = (performance.now() - t0) / 1000;
+    if (s < 2e-3 && seconds.length === 0 && batch < 1 << 20) { batch *= 2; continue; }
+    seconds.push(s / batch);
+    total += s;
+    if (seconds.length >= 200) break;
+  }
+  console.log(JSON.stringify({ ok: true, check, seconds }));
+}
+main().catch((e) => { console.error(e); process.exit(1); });

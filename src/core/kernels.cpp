@@ -1,0 +1,104 @@
+// The reference kernel, gemm_nt's packing and the choice of instruction set.
+#include "kernels.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace ca::kernels {
+
+// One object per instruction set (kernels_<isa>.cpp), each built with its own flags.
+#if defined(__x86_64__) || defined(__i386__)
+#define CA_KERNELS_X86 1
+void gemm_sse2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+void gemm_avx2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+#endif
+#if defined(__wasm_simd128__)
+void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+#endif
+
+void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                    float* c, int ldc, Tri tri) {
+  for (int i = 0; i < m; ++i) {
+    const int klim = tri == Tri::LowerK ? std::min(k, i + 1) : k;
+    for (int j = 0; j < n; ++j) {
+      if (tri == Tri::LowerOut && j > i) break;
+      float acc = 0.0f;
+      for (int l = 0; l < klim; ++l) acc += a[long(i) * lda + l] * b[long(l) * ldb + j];
+      c[long(i) * ldc + j] = acc;
+    }
+  }
+}
+
+namespace {
+
+Isa best_isa() {
+#if defined(__wasm_simd128__)
+  return Isa::SIMD128;
+#elif defined(CA_KERNELS_X86)
+  return __builtin_cpu_supports("avx2") ? Isa::AVX2 : Isa::SSE2;
+#else
+  return Isa::Reference;
+#endif
+}
+
+Isa g_isa = best_isa();
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::SSE2: return "sse2";
+    case Isa::AVX2: return "avx2";
+    case Isa::SIMD128: return "simd128";
+    default: return "reference";
+  }
+}
+
+bool isa_supported(Isa isa) {
+  switch (isa) {
+    case Isa::Reference: return true;
+#if defined(CA_KERNELS_X86)
+    case Isa::SSE2: return true;
+    case Isa::AVX2: return __builtin_cpu_supports("avx2");
+#endif
+#if defined(__wasm_simd128__)
+    case Isa::SIMD128: return true;
+#endif
+    default: return false;
+  }
+}
+
+Isa active_isa() { return g_isa; }
+
+bool force_isa(Isa isa) {
+  if (!isa_supported(isa)) return false;
+  g_isa = isa;
+  return true;
+}
+
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+          int ldc, Tri tri) {
+  if (m <= 0 || n <= 0) return;
+  switch (g_isa) {
+#if defined(CA_KERNELS_X86)
+    case Isa::AVX2: return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri);
+    case Isa::SSE2: return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri);
+#endif
+#if defined(__wasm_simd128__)
+    case Isa::SIMD128: return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri);
+#endif
+    default: return gemm_reference(m, n, k, a, lda, b, ldb, c, ldc, tri);
+  }
+}
+
+void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+             int ldc, Tri tri) {
+  // B^T (k, n), row-major; the buffer is kept for the next call on this thread.
+  thread_local std::vector<float> packed;
+  packed.resize(static_cast<std::size_t>(k) * n);
+  for (int j = 0; j < n; ++j)
+    for (int l = 0; l < k; ++l) packed[std::size_t(l) * n + j] = b[long(j) * ldb + l];
+  gemm(m, n, k, a, lda, packed.data(), n, c, ldc, tri);
+}
+
+}  // namespace ca::kernels

@@ -1,0 +1,41 @@
+// Matmul kernels with BLAS's summation order: every output C(i, j) is the float32 sum of its
+// k products A(i, l) * B(l, j), l = 0, 1, ..., k-1 in order, starting from +0, each product
+// rounded before it is added (no fused multiply-add). That order is what PyTorch's reference
+// BLAS gives, so every path here (scalar, SSE2, AVX2, WASM SIMD128) returns the same bits.
+// Matrices are row-major with a leading dimension (floats from one row to the next), so a
+// head of a (B, T, H, hd) tensor is a matrix of T rows, hd columns and ld = H * hd.
+#pragma once
+
+namespace ca::kernels {
+
+// Which part of the output a causal pass needs.
+enum class Tri {
+  Full,      // every C(i, j)
+  LowerOut,  // only C(i, j) for j <= i (others may be written with anything): masked scores
+  LowerK,    // C(i, j) summed over l <= i only (A(i, l), l > i, is never read): weights @ values
+};
+
+// C (m, n) = A (m, k) @ B (k, n).
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+          int ldc, Tri tri = Tri::Full);
+
+// C (m, n) = A (m, k) @ B (n, k)^T, through a packed copy of B^T (k, n) in a reused
+// per-thread buffer. nn.Linear (B = weight) and the scores (B = keys).
+void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+             int ldc, Tri tri = Tri::Full);
+
+// The naive reference (llm.c style): one output at a time, plain loops. The fast paths are
+// tested against it bit for bit.
+void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                    float* c, int ldc, Tri tri = Tri::Full);
+
+// The instruction sets gemm can run on. The best one the CPU has is chosen at start-up.
+enum class Isa { Reference, SSE2, AVX2, SIMD128 };
+const char* isa_name(Isa isa);
+bool isa_supported(Isa isa);
+Isa active_isa();
+// For tests and benchmarks: run gemm on `isa` from now on. Returns false (and changes
+// nothing) when this build or CPU lacks it.
+bool force_isa(Isa isa);
+
+}  // namespace ca::kernels

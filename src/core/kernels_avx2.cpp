@@ -1,0 +1,25 @@
+// gemm on AVX2: 8 floats per vector. Built with -mavx2 and without -mfma (a fused
+// multiply-add would change bits); called only when the CPU reports AVX2.
+#include <immintrin.h>
+
+#include "kernels_tile.hpp"
+
+namespace {
+struct Avx2 {
+  using T = __m256;
+  static constexpr int W = 8;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
+  static T set1(float f) { return _mm256_set1_ps(f); }
+  static T add(T x, T y) { return _mm256_add_ps(x, y); }
+  static T mul(T x, T y) { return _mm256_mul_ps(x, y); }
+};
+}  // namespace
+
+namespace ca::kernels {
+void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+               int ldc, Tri tri) {
+  gemm_tiled<Avx2>({m, n, k, a, lda, b, ldb, c, ldc, tri});
+}
+}  // namespace ca::kernels

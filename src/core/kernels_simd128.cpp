@@ -1,0 +1,24 @@
+// gemm on WebAssembly SIMD128 (the module is built with -msimd128): 4 floats per vector.
+#include <wasm_simd128.h>
+
+#include "kernels_tile.hpp"
+
+namespace {
+struct Simd128 {
+  using T = v128_t;
+  static constexpr int W = 4;
+  static T zero() { return wasm_f32x4_splat(0.0f); }
+  static T load(const float* p) { return wasm_v128_load(p); }
+  static void store(float* p, T x) { wasm_v128_store(p, x); }
+  static T set1(float f) { return wasm_f32x4_splat(f); }
+  static T add(T x, T y) { return wasm_f32x4_add(x, y); }
+  static T mul(T x, T y) { return wasm_f32x4_mul(x, y); }
+};
+}  // namespace
+
+namespace ca::kernels {
+void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                  float* c, int ldc, Tri tri) {
+  gemm_tiled<Simd128>({m, n, k, a, lda, b, ldb, c, ldc, tri});
+}
+}  // namespace ca::kernels

@@ -1,0 +1,240 @@
+// The fast matmul kernels (SSE2, AVX2, WASM SIMD128) against the naive reference kernel, and
+// CausalAttention's causal path (masked triangle skipped) against the full passes: bit for bit.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "attention.hpp"
+#include "kernels.hpp"
+#include "nn.hpp"
+#include "support.hpp"
+
+namespace {
+
+using ca::kernels::Isa;
+using ca::kernels::Tri;
+
+// Every instruction set this build and CPU can run, the reference last.
+std::vector<Isa> isas() {
+  std::vector<Isa> v;
+  for (Isa i : {Isa::AVX2, Isa::SSE2, Isa::SIMD128, Isa::Reference})
+    if (ca::kernels::isa_supported(i)) v.push_back(i);
+  return v;
+}
+
+// Restores the start-up choice when a test ends, also on failure.
+struct IsaGuard {
+  Isa saved = ca::kernels::active_isa();
+  ~IsaGuard() { ca::kernels::force_isa(saved); }
+};
+
+bool same(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!test::same_bits(a[i], b[i])) return false;
+  return true;
+}
+
+// Normals, with (when `special`) some -0, 0, huge, tiny, inf and NaN.
+std::vector<float> data(std::size_t n, std::mt19937& rng, bool special) {
+  std::normal_distribution<float> normal;
+  std::uniform_int_distribution<int> pick(0, 40);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {-0.0f, 0.0f, 3e38f, -3e38f, 1e-40f, inf, -inf, std::nanf("")};
+  std::vector<float> v(n);
+  for (float& x : v) {
+    const int p = pick(rng);
+    x = special && p < 8 ? specials[p] : normal(rng);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
+  const Isa isa = ca::kernels::active_isa();
+  INFO("active: " << ca::kernels::isa_name(isa));
+  CHECK(ca::kernels::isa_supported(isa));
+  if (ca::kernels::isa_supported(Isa::AVX2)) CHECK(isa == Isa::AVX2);
+#if defined(__x86_64__)
+  CHECK(ca::kernels::isa_supported(Isa::SSE2));  // both x86 paths testable on any x86-64
+#endif
+  CHECK_FALSE(ca::kernels::force_isa(Isa::SIMD128));  // native builds have no WASM path
+}
+
+// 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
+// each mode; the padding and the upper triangle of LowerOut must stay as they were.
+TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]") {
+  IsaGuard guard;
+  const int seed = GENERATE(range(0, 400));
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  std::uniform_int_distribution<int> size(1, 70), pad(0, 5), mode(0, 2);
+  const int m = seed % 7 == 0 ? 1 : size(rng), n = seed % 11 == 0 ? 1 : size(rng),
+            k = seed % 13 == 0 ? 1 : size(rng);
+  const Tri tri = static_cast<Tri>(mode(rng));
+  // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
+  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
+  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
+  const bool special = seed % 5 == 0;
+  const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
+                           b = data(std::size_t(k) * ldb, rng, special),
+                           before = data(std::size_t(m) * ldc, rng, false);
+  INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
+            << ldb << " ldc " << ldc);
+  std::vector<float> want = before;
+  ca::kernels::gemm_reference(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, tri);
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    std::vector<float> got = before;
+    ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
+    if (tri == Tri::LowerOut) {  // only j <= i is specified
+      for (int i = 0; i < m; ++i)
+        for (int j = i + 1; j < n; ++j) got[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+    }
+    CHECK(same(got, want));
+  }
+}
+
+// The sizes of attention: T up to 1024, d = 64 and 768, as scores (LowerOut, packed keys^T),
+// context (LowerK) and a linear (Full, gemm_nt against an explicit transpose).
+TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
+  IsaGuard guard;
+  const auto [m, n, k, tri] = GENERATE(table<int, int, int, Tri>({
+      {1024, 1024, 64, Tri::LowerOut}, {1024, 64, 1024, Tri::LowerK}, {1023, 64, 1023, Tri::Full},
+      {257, 768, 768, Tri::Full}, {6, 6, 2, Tri::LowerOut}, {1000, 29, 1000, Tri::LowerK}}));
+  std::mt19937 rng(static_cast<unsigned>(m + n + k));
+  const std::vector<float> a = data(std::size_t(m) * k, rng, false),
+                           bt = data(std::size_t(n) * k, rng, false);  // B^T (n, k)
+  std::vector<float> b(std::size_t(k) * n);
+  for (int j = 0; j < n; ++j)
+    for (int l = 0; l < k; ++l) b[std::size_t(l) * n + j] = bt[std::size_t(j) * k + l];
+  INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri));
+  std::vector<float> want(std::size_t(m) * n, 0.0f);
+  ca::kernels::gemm_reference(m, n, k, a.data(), k, b.data(), n, want.data(), n, tri);
+  const auto lower_only = [&](std::vector<float>& c) {
+    if (tri != Tri::LowerOut) return;
+    for (int i = 0; i < m; ++i)
+      for (int j = i + 1; j < n; ++j) c[std::size_t(i) * n + j] = 0.0f;
+  };
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    std::vector<float> got(want.size(), 0.0f), got_nt(want.size(), 0.0f);
+    ca::kernels::gemm(m, n, k, a.data(), k, b.data(), n, got.data(), n, tri);
+    ca::kernels::gemm_nt(m, n, k, a.data(), k, bt.data(), k, got_nt.data(), n, tri);
+    lower_only(got);
+    lower_only(got_nt);
+    CHECK(same(got, want));
+    CHECK(same(got_nt, want));
+  }
+}
+
+namespace {
+
+// Today's CausalAttention.forward before the causal skip: every pass over the whole (T, T),
+// masked_fill, a dropout copy of (B, T, T); run on the reference kernel.
+ca::Tensor causal_reference(const ca::CausalAttention& m, const ca::Tensor& x, ca::Generator& gen) {
+  IsaGuard guard;
+  ca::kernels::force_isa(Isa::Reference);
+  const int B = x.shape[0], T = x.shape[1], d_out = m.W_query.weight.shape[0];
+  const ca::Tensor queries = m.W_query(x), keys = m.W_key(x), values = m.W_value(x);
+  ca::Tensor scores({B, T, T}), weights({B, T, T}), context({B, T, d_out});
+  for (int b = 0; b < B; ++b) {
+    ca::scores_forward(scores.matrix(b), queries.matrix(b), keys.matrix(b));
+    ca::masked_fill(scores.matrix(b), m.mask.matrix());
+    ca::softmax_forward(weights.matrix(b), scores.matrix(b), ca::score_divisor(d_out, m.scale));
+  }
+  const ca::Tensor dropped = ca::dropout(weights, m.dropout_p, m.training, gen, m.rng);
+  for (int b = 0; b < B; ++b)
+    ca::context_forward(context.matrix(b), dropped.matrix(b), values.matrix(b));
+  return context;
+}
+
+// forward on every instruction set against causal_reference: the context bit for bit and
+// the generator left in the same state (the same number of dropout draws).
+void check_causal(const ca::CausalAttention& m, const ca::Tensor& x, std::uint64_t seed) {
+  ca::Generator ref_gen(seed);
+  const ca::Tensor want = causal_reference(m, x, ref_gen);
+  const std::uint32_t next = ref_gen.random();
+  IsaGuard guard;
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    ca::Generator gen(seed);
+    for (int call = 0; call < 2; ++call) {  // the second call reuses the buffers
+      ca::Generator g = gen;
+      const ca::Tensor got = m.forward(x, g);
+      CHECK(got.shape == want.shape);
+      CHECK(same(got.data, want.data));
+      CHECK(g.random() == next);
+    }
+  }
+}
+
+}  // namespace
+
+// 300 random modules and inputs: T 1 .. 40, train and eval, every dropout kind, both RNGs,
+// inputs with inf, NaN and overflowing scores (rows whose masked cells become NaN).
+TEST_CASE("CausalAttention's causal path equals the full passes bit for bit", "[kernels]") {
+  const int seed = GENERATE(range(0, 300));
+  std::mt19937 rng(static_cast<unsigned>(seed) + 1000);
+  std::uniform_int_distribution<int> batch(1, 3), tokens(1, 40), width(1, 20), pick(0, 5);
+  const int B = batch(rng), T = tokens(rng), d_in = width(rng), d_out = width(rng);
+  const double ps[] = {0.0, 0.1, 0.5, 0.9, 1.0, 0.3};
+  ca::Generator gen(static_cast<std::uint64_t>(seed));
+  ca::CausalAttention m(d_in, d_out, T + pick(rng), ps[pick(rng)], seed % 2 == 0, gen);
+  m.training = seed % 3 != 0;
+  m.scale = seed % 7 != 0;
+  m.rng = seed % 4 == 0 ? ca::DropoutRng::Mkl : ca::DropoutRng::Default;
+  ca::Tensor x({B, T, d_in}, data(std::size_t(B) * T * d_in, rng, seed % 6 == 0));
+  if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
+  INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
+               << " p " << m.dropout_p << " train " << m.training);
+  check_causal(m, x, 77);
+}
+
+TEST_CASE("CausalAttention's causal path at T = 1024", "[kernels]") {
+  const bool train = GENERATE(false, true);
+  ca::Generator gen(3);
+  ca::CausalAttention m(64, 64, 1024, 0.1, false, gen);
+  m.training = train;
+  check_causal(m, ca::randn({2, 1024, 64}, gen), 5);
+}
+
+// The golden configurations: each stage of the walkthrough on every instruction set equals
+// the reference kernel's, and the class's context equals the full passes.
+TEST_CASE("golden configurations are the same bits on every kernel", "[kernels][golden]") {
+  namespace fs = std::filesystem;
+  IsaGuard guard;
+  std::size_t files = 0;
+  for (const auto& entry :
+       fs::directory_iterator(std::string(CA_SOURCE_DIR) + "/tests/golden/cases")) {
+    const nlohmann::json golden = nlohmann::json::parse(std::ifstream(entry.path()));
+    INFO(golden["name"].get<std::string>());
+    ++files;
+    REQUIRE(ca::kernels::force_isa(Isa::Reference));
+    const ca::Walkthrough want = test::run(golden["config"].dump());
+    for (Isa isa : isas()) {
+      INFO(ca::kernels::isa_name(isa));
+      REQUIRE(ca::kernels::force_isa(isa));
+      const ca::Walkthrough got = test::run(golden["config"].dump());
+      REQUIRE(got.stages.size() == want.stages.size());
+      for (std::size_t s = 0; s < got.stages.size(); ++s) {
+        INFO(got.stages[s].id);
+        CHECK(same(got.stages[s].tensor.data, want.stages[s].tensor.data));
+      }
+    }
+    const ca::Config& c = want.config;
+    ca::Generator gen(c.seed_class);
+    ca::CausalAttention m(c.d_in(), c.d_out, c.context_length, c.class_dropout, c.qkv_bias, gen);
+    m.training = c.train;
+    m.scale = c.scale;
+    m.rng = c.rng;
+    ca::Generator ref_gen = gen;
+    const ca::Tensor& batch = test::stage(want, "batch");
+    CHECK(same(causal_reference(m, batch, ref_gen).data, test::stage(want, "context_vecs").data));
+  }
+  CHECK(files >= 30);
+}
