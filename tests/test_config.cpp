@@ -173,6 +173,13 @@ TEST_CASE("the shortest-float printer and messages are total over inf and nan", 
   CHECK(error_of(R"({"class_dropout": -1e400})") ==
         "\"class_dropout\" must be between 0 and 1 (got -inf)");
   // From JS a NaN arrives as a number without literal.
+  ca::json::Value doc;
+  doc.kind = ca::json::Value::Kind::Object;
+  doc.members = {{"d_out", ca::json::make_number(std::nan(""))}};
+  CHECK(ca::read_config(doc).error == "\"d_out\" must be an integer between 1 and 1024 (got nan)");
+  doc.members = {{"seed_class", ca::json::make_number(-std::numeric_limits<double>::infinity())}};
+  CHECK(ca::read_config(doc).error ==
+        "\"seed_class\" must be an integer between -2^63 and 2^64-1 (got -inf)");
   ca::Config c;
   c.dropout = std::nan("");
   CHECK(ca::validate(c) == "\"dropout\" must be between 0 and 1 (got nan)");
