@@ -66,8 +66,10 @@ TEST_CASE("generator primitives equal PyTorch bit for bit", "[generator][golden]
   WARN("rng.json: " << checked << " values compared bit for bit");
 }
 
-TEST_CASE("MKL dropout path reproduces the Linux table of the book's readers", "[generator][book]") {
-  // The Linux table of the book's readers: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6)).
+TEST_CASE("MKL dropout path reproduces the Linux table of the book's readers",
+          "[generator][book]") {
+  // The Linux table of the book's readers: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6,
+  // 6)).
   const float want[36] = {1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
                           1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0};
   ca::Generator gen;
@@ -80,15 +82,11 @@ TEST_CASE("MKL dropout path reproduces the Linux table of the book's readers", "
 TEST_CASE("manual_seed takes seeds like torch.manual_seed", "[generator]") {
   // torch.manual_seed(s); torch.rand(3), as bits, printed by PyTorch 1.13: seeds are taken mod
   // 2^32, negatives as two's complement.
-  const std::uint32_t zero[3] = {0x3efe1558, 0x3f44aa2f, 0x3db533a8};    // s = 0
-  const std::uint32_t ones[3] = {0x3f7e69a3, 0x3f124122, 0x3f11ec0c};    // s = 2^32 - 1
+  const std::uint32_t zero[3] = {0x3efe1558, 0x3f44aa2f, 0x3db533a8};  // s = 0
+  const std::uint32_t ones[3] = {0x3f7e69a3, 0x3f124122, 0x3f11ec0c};  // s = 2^32 - 1
   const std::pair<std::uint64_t, const std::uint32_t*> cases[] = {
-      {0, zero},
-      {std::uint64_t{1} << 32, zero},
-      {ca::seed_from_int(INT64_MIN), zero},
-      {0xFFFFFFFFu, ones},
-      {ca::seed_from_int(-1), ones},
-      {~std::uint64_t{0}, ones}};
+      {0, zero},           {std::uint64_t{1} << 32, zero}, {ca::seed_from_int(INT64_MIN), zero},
+      {0xFFFFFFFFu, ones}, {ca::seed_from_int(-1), ones},  {~std::uint64_t{0}, ones}};
   for (const auto& [seed, want] : cases) {
     INFO("seed " << seed);
     ca::Generator gen;

@@ -85,7 +85,7 @@ TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways ag
     }
   }
   WARN(z.count << " random configurations up to T = " << z.max_T << ": max |row sum - 1| = "
-       << worst_sum << ", max |simple - efficient| = " << worst_ways);
+               << worst_sum << ", max |simple - efficient| = " << worst_ways);
 }
 
 TEST_CASE("changing token j never changes the outputs of tokens before j", "[properties]") {
@@ -172,13 +172,14 @@ TEST_CASE("fast passes agree with the naive reference kernel", "[properties][ker
       ca::softmax_forward(weights.matrix(), scores.matrix(), ca::score_divisor(c.d_out, c.scale));
       ca::context_forward(context.matrix(), weights.matrix(), v.matrix());
       // Relative to max(1, |value|): context values grow with the inputs' and weights' scale.
-      const double diff = ((naive - context.matrix()).array().abs() /
-                           naive.array().abs().max(1.0f)).maxCoeff();
+      const double diff =
+          ((naive - context.matrix()).array().abs() / naive.array().abs().max(1.0f)).maxCoeff();
       worst = std::max(worst, diff);
       CHECK(diff <= 5e-6);  // 2.3e-6 is the most seen over 9 seeds (T = 128)
     }
   }
-  WARN("T <= " << z.max_T << ": fast passes vs naive reference kernel: max |difference| = " << worst << " x max(1, |value|)");
+  WARN("T <= " << z.max_T << ": fast passes vs naive reference kernel: max |difference| = " << worst
+               << " x max(1, |value|)");
 }
 
 TEST_CASE("dropout: p = 0 and eval draw nothing, p = 1 gives zeros, survivors are x / (1 - p)",
@@ -233,6 +234,7 @@ TEST_CASE("SelfAttention_v2's forward is the walkthrough's context_vec, bit for 
     ca::Generator gen;
     gen.manual_seed(w.config.seed_weights);
     const ca::SelfAttentionV2 sa_v2(c.d_in, c.d_out, c.bias, gen);
-    CHECK(sa_v2.forward(test::stage(w, "inputs"), c.scale).data == test::stage(w, "context_vec").data);
+    CHECK(sa_v2.forward(test::stage(w, "inputs"), c.scale).data ==
+          test::stage(w, "context_vec").data);
   }
 }

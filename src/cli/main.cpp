@@ -80,7 +80,8 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
     }
     const auto it = std::find_if(w.stages.begin(), w.stages.end(),
                                  [&](const ca::Stage& s) { return s.id == id; });
-    if (it == w.stages.end()) throw UsageError("stage " + ca::quoted(id) + " exists only with qkv_bias");
+    if (it == w.stages.end())
+      throw UsageError("stage " + ca::quoted(id) + " exists only with qkv_bias");
     if (std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
   }
   return out;

@@ -80,7 +80,7 @@ std::string inputs_code(const Config& c) {
   std::string s = "inputs = torch.tensor([";
   for (int i = 0; i < c.inputs.rows(); ++i) {
     s += i ? ", [" : "[";
-        // Float literals, as the page's torch export: torch.tensor([[1, 2]]) would be int64.
+    // Float literals, as the page's torch export: torch.tensor([[1, 2]]) would be int64.
     for (int j = 0; j < c.inputs.cols(); ++j) s += (j ? ", " : "") + py_float(c.inputs.at(i, j));
     s += "]";
   }

@@ -82,7 +82,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         "seeds", json);
   check(same_bits(b.dropout, r.dropout) && same_bits(b.class_dropout, r.class_dropout),
         "probabilities", json);
-  check(b.context_length == r.context_length && b.rng == r.rng && b.train == r.train, "rest",
-        json);
+  check(b.context_length == r.context_length && b.rng == r.rng && b.train == r.train, "rest", json);
   return 0;
 }
