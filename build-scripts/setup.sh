@@ -7,8 +7,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 packages=(
   cmake g++ make pkg-config          # the native build
   libeigen3-dev                      # the core
-  libcli11-dev nlohmann-json3-dev    # the CLI
-  catch2 libbenchmark-dev            # native tests and benchmarks
+  libcli11-dev                       # the CLI
+  catch2 nlohmann-json3-dev          # native tests (they read the golden files with nlohmann)
+  libbenchmark-dev                   # benchmarks
+  clang libclang-rt-14-dev           # the asan preset and the libFuzzer targets (fuzz.sh)
   emscripten                         # the WebAssembly build (pulls binaryen, clang, lld)
   chromium                           # browser tests, driven by playwright-core
   python3                            # serve.sh's static server

@@ -1,7 +1,8 @@
-// Every tensor printed in the seed documents, value by value at 4 decimals: the book's
-// numbers (default dropout path) and the Linux tables of 000_71906f06d162f7d6.txt (MKL path).
+// Every tensor the book prints in §3.5, value by value at 4 decimals: the book's numbers
+// (default dropout path) and the tables its readers on Intel Linux get (MKL path).
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstring>
 
 #include "support.hpp"
 
@@ -53,19 +54,28 @@ TEST_CASE("the book's section 3.5, default dropout path", "[book]") {
                 -inf,   -inf,   -inf,   0.4594, 0.1703, 0.1731, -inf,   -inf,   -inf,
                 0.2642, 0.1024, 0.1036, 0.0186, -inf,   -inf,   0.2183, 0.0874, 0.0882,
                 0.0177, 0.0786, -inf,   0.3408, 0.1270, 0.1290, 0.0198, 0.1290, 0.0078});
-  // The book's dropout tables, as 003_77b7cc02ab8962ce.txt prints them.
+  // The book's dropout tables.
   is("dropout_example", {2, 2, 0, 2, 2, 0, 0, 0, 0, 2, 0, 2, 2, 2, 2, 2, 0, 2,
                          0, 2, 2, 0, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 2, 2, 2, 0});
   is("attn_weights_dropped",
      {2.0000, 0,      0,      0,      0, 0, 0, 0,      0,      0,      0,      0,
       0.7599, 0.6194, 0.6206, 0,      0, 0, 0, 0.4921, 0.4925, 0,      0,      0,
       0,      0.3966, 0,      0.3775, 0, 0, 0, 0.3327, 0.3331, 0.3084, 0.3331, 0});
-  const std::vector<double> inputs = {0.43, 0.15, 0.89, 0.55, 0.87, 0.66, 0.57, 0.85, 0.64,
-                                      0.22, 0.58, 0.33, 0.77, 0.25, 0.10, 0.05, 0.80, 0.55};
-  is("inputs", inputs);
-  std::vector<double> batch = inputs;
-  batch.insert(batch.end(), inputs.begin(), inputs.end());
-  is("batch", batch);
+  // The inputs as torch.tensor stores them (bits printed by PyTorch), twice in the batch.
+  const std::uint32_t inputs[18] = {0x3edc28f6, 0x3e19999a, 0x3f63d70a, 0x3f0ccccd, 0x3f5eb852,
+                                    0x3f28f5c3, 0x3f11eb85, 0x3f59999a, 0x3f23d70a, 0x3e6147ae,
+                                    0x3f147ae1, 0x3ea8f5c3, 0x3f451eb8, 0x3e800000, 0x3dcccccd,
+                                    0x3d4ccccd, 0x3f4ccccd, 0x3f0ccccd};
+  const ca::Tensor& x = test::stage(w, "inputs");
+  const ca::Tensor& batch = test::stage(w, "batch");
+  REQUIRE(x.numel() == 18);
+  REQUIRE(batch.numel() == 36);
+  for (int i = 0; i < 36; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &batch.data[i], 4);
+    CHECK(bits == inputs[i % 18]);
+    if (i < 18) CHECK(std::memcmp(&x.data[i], &inputs[i], 4) == 0);
+  }
   const std::vector<double> ctx = {-0.4519, 0.2216,  -0.5874, 0.0058,  -0.6300, -0.0632,
                                    -0.5675, -0.0843, -0.5526, -0.0981, -0.5299, -0.1081};
   std::vector<double> ctx2 = ctx;
@@ -73,7 +83,7 @@ TEST_CASE("the book's section 3.5, default dropout path", "[book]") {
   is("context_vecs", ctx2);
 }
 
-TEST_CASE("seed 000's Linux dropout tables, MKL path", "[book]") {
+TEST_CASE("the Linux dropout tables of the book's readers, MKL path", "[book]") {
   const ca::Walkthrough w = test::run(R"({"rng": "mkl"})");
   check_4dp(test::stage(w, "dropout_example"),
             {2, 2, 2, 2, 2, 2, 0, 2, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0,

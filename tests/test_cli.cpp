@@ -182,11 +182,12 @@ TEST_CASE("control characters in keys and stage ids are escaped: one line", "[cl
   // printf makes the bytes: a newline and an ESC inside one argument.
   const Result stage = cli(R"x(--stage "$(printf 'a\nb\033[31m')")x");
   CHECK(stage.code == 2);
-  CHECK(stage.err.rfind(R"(causal-attention: unknown stage "a\nb\u001b[31m" (stages: inputs,)", 0) == 0);
+  CHECK(stage.err.rfind(R"(causal-attention: unknown stage "a\nb\u001b[31m" (stages: inputs,)",
+                        0) == 0);
   const Result key = cli("--config -", "{\"x\\n\\u001b\\u0085\": 1}");
   CHECK(key.code == 2);
-  CHECK(key.err.rfind(R"(causal-attention: unknown configuration key "x\n\u001b\u0085" (known)", 0) ==
-        0);
+  CHECK(key.err.rfind(R"(causal-attention: unknown configuration key "x\n\u001b\u0085" (known)",
+                      0) == 0);
   const Result format = cli(R"x(--format "$(printf 'x\ny')")x");
   CHECK(format.code == 2);
   CHECK(format.err.find(R"(x\ny)") != std::string::npos);
@@ -204,15 +205,16 @@ TEST_CASE("a UTF-8 byte order mark before the configuration is accepted", "[cli]
 }
 
 TEST_CASE("a token that is not UTF-8 is named", "[cli][hostile]") {
-  const Result r =
-      cli("--config - --format json", "{\"tokens\": [\"a\", \"\xff\xfe\", \"c\", \"d\", \"e\", \"f\"]}");
+  const Result r = cli("--config - --format json",
+                       "{\"tokens\": [\"a\", \"\xff\xfe\", \"c\", \"d\", \"e\", \"f\"]}");
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err == "causal-attention: \"tokens\"[1] is not valid UTF-8 (got \"\\xff\\xfe\")\n");
 }
 
 TEST_CASE("config files that cannot be read say why", "[cli][hostile]") {
-  CHECK(cli("--config /tmp").err == "causal-attention: cannot read config file /tmp: is a directory\n");
+  CHECK(cli("--config /tmp").err ==
+        "causal-attention: cannot read config file /tmp: is a directory\n");
   CHECK(cli("--config /nonexistent.json").err ==
         "causal-attention: cannot read config file /nonexistent.json: no such file or directory\n");
   CHECK(cli("--config /etc/passwd/x").err ==
@@ -240,7 +242,8 @@ TEST_CASE("markdown output: labels cannot break the table or become markup", "[c
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line[0] != '|') continue;
     int pipes = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    for (std::size_t i = 0; i < line.size(); ++i)
+      pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
     INFO(line);
     CHECK((pipes == 5 || pipes == 3));  // masked: 1 + 3 + 1 columns; inputs: 1 + 1 + 1
   }

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "json.hpp"
-#include "text.hpp"
 #include "support.hpp"
+#include "text.hpp"
 
 namespace {
 
@@ -173,6 +173,13 @@ TEST_CASE("the shortest-float printer and messages are total over inf and nan", 
   CHECK(error_of(R"({"class_dropout": -1e400})") ==
         "\"class_dropout\" must be between 0 and 1 (got -inf)");
   // From JS a NaN arrives as a number without literal.
+  ca::json::Value doc;
+  doc.kind = ca::json::Value::Kind::Object;
+  doc.members = {{"d_out", ca::json::make_number(std::nan(""))}};
+  CHECK(ca::read_config(doc).error == "\"d_out\" must be an integer between 1 and 1024 (got nan)");
+  doc.members = {{"seed_class", ca::json::make_number(-std::numeric_limits<double>::infinity())}};
+  CHECK(ca::read_config(doc).error ==
+        "\"seed_class\" must be an integer between -2^63 and 2^64-1 (got -inf)");
   ca::Config c;
   c.dropout = std::nan("");
   CHECK(ca::validate(c) == "\"dropout\" must be between 0 and 1 (got nan)");
@@ -184,10 +191,11 @@ TEST_CASE("user strings in messages: one line of UTF-8, controls escaped", "[jso
         R"("\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xe0\x80\x80")");
   CHECK(ca::one_line("a\nb\x1b[0m") == R"(a\nb\u001b[0m)");
   CHECK(ca::valid_utf8("é旅🚀"));
-  for (const char* bad : {"\xff", "\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80\x80"})
+  for (const char* bad :
+       {"\xff", "\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80\x80"})
     CHECK_FALSE(ca::valid_utf8(bad));
-  CHECK(error_of("{\"x\\u001b\\n\": 1}").rfind(R"(unknown configuration key "x\u001b\n" (known)", 0) ==
-        0);
+  CHECK(error_of("{\"x\\u001b\\n\": 1}")
+            .rfind(R"(unknown configuration key "x\u001b\n" (known)", 0) == 0);
   CHECK(error_of("{\"inputs\": {\"randn\": [1, 1], \"\\u0007\": 1}}") ==
         R"("inputs": unknown key "\u0007" (expected "randn" and "seed"))");
   CHECK(error_of("{\"d_out\": 1, \"d_out\u0085\": 1, \"d_out\u0085\": 2}") ==
@@ -199,7 +207,8 @@ TEST_CASE("user strings in messages: one line of UTF-8, controls escaped", "[jso
 
 TEST_CASE("a UTF-8 byte order mark is skipped, tokens must be UTF-8", "[json][hostile]") {
   CHECK(error_of("\xEF\xBB\xBF{\"d_out\": 3}").empty());
-  CHECK(error_of("\xEF\xBB\xBF{\"d_out\": 3,}") == "invalid JSON at offset 15: expected a string key");
+  CHECK(error_of("\xEF\xBB\xBF{\"d_out\": 3,}") ==
+        "invalid JSON at offset 15: expected a string key");
   CHECK(error_of("\xEF\xBB{}").rfind("invalid JSON at offset 0", 0) == 0);
   CHECK(error_of(R"({"inputs": [[1], [2]], "tokens": ["ok", "\ud83d\ude80"]})").empty());
   CHECK(error_of("{\"inputs\": [[1], [2]], \"tokens\": [\"ok\", \"a\xed\xa0\x80\"]}") ==
@@ -214,8 +223,8 @@ TEST_CASE("duplicate keys are found in linear time", "[json][hostile]") {
   CHECK(distinct.error.empty());
   CHECK(distinct.value.members.size() == 300000);
   const ca::json::ParseResult twice = ca::json::parse(text + "\"k123\":1}");
-  CHECK(twice.error == "invalid JSON at offset " + std::to_string(text.size() + 6) +
-                           ": duplicate key \"k123\"");
+  CHECK(twice.error ==
+        "invalid JSON at offset " + std::to_string(text.size() + 6) + ": duplicate key \"k123\"");
 }
 
 TEST_CASE("the inputs line is a float tensor in PyTorch", "[config]") {

@@ -1,5 +1,7 @@
 // The generator against PyTorch's own outputs (tests/golden/rng.json): every value bit for bit.
 #include <catch2/catch.hpp>
+#include <climits>
+#include <cstring>
 
 #include "generator.hpp"
 #include "nn.hpp"
@@ -64,8 +66,10 @@ TEST_CASE("generator primitives equal PyTorch bit for bit", "[generator][golden]
   WARN("rng.json: " << checked << " values compared bit for bit");
 }
 
-TEST_CASE("MKL dropout path reproduces seed 000's Linux table", "[generator][book]") {
-  // 000_71906f06d162f7d6.txt: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6)).
+TEST_CASE("MKL dropout path reproduces the Linux table of the book's readers",
+          "[generator][book]") {
+  // The Linux table of the book's readers: torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6,
+  // 6)).
   const float want[36] = {1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
                           1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0};
   ca::Generator gen;
@@ -76,12 +80,23 @@ TEST_CASE("MKL dropout path reproduces seed 000's Linux table", "[generator][boo
 }
 
 TEST_CASE("manual_seed takes seeds like torch.manual_seed", "[generator]") {
-  ca::Generator a, b, c;
-  a.manual_seed(std::uint64_t{1} << 32);  // wraps to 0
-  b.manual_seed(0);
-  c.manual_seed(ca::seed_from_int(-1));  // two's complement: low 32 bits all ones
-  ca::Generator d;
-  d.manual_seed(0xFFFFFFFFu);
-  CHECK(a.random() == b.random());
-  CHECK(c.random() == d.random());
+  // torch.manual_seed(s); torch.rand(3), as bits, printed by PyTorch 1.13: seeds are taken mod
+  // 2^32, negatives as two's complement.
+  const std::uint32_t zero[3] = {0x3efe1558, 0x3f44aa2f, 0x3db533a8};  // s = 0
+  const std::uint32_t ones[3] = {0x3f7e69a3, 0x3f124122, 0x3f11ec0c};  // s = 2^32 - 1
+  const std::pair<std::uint64_t, const std::uint32_t*> cases[] = {
+      {0, zero},           {std::uint64_t{1} << 32, zero}, {ca::seed_from_int(INT64_MIN), zero},
+      {0xFFFFFFFFu, ones}, {ca::seed_from_int(-1), ones},  {~std::uint64_t{0}, ones}};
+  for (const auto& [seed, want] : cases) {
+    INFO("seed " << seed);
+    ca::Generator gen;
+    gen.manual_seed(seed);
+    ca::Tensor t({3});
+    ca::uniform_(t, 0.0, 1.0, gen);
+    for (int i = 0; i < 3; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &t.data[i], 4);
+      CHECK(bits == want[i]);
+    }
+  }
 }

@@ -14,9 +14,9 @@ namespace {
 
 // Stages whose every value is bit-identical to PyTorch in every golden case.
 bool exact_stage(const std::string& id) {
-  static const std::set<std::string> kExact = {
-      "inputs", "queries", "keys", "values", "attn_scores", "mask_simple", "mask", "masked",
-      "dropout_example", "batch"};
+  static const std::set<std::string> kExact = {"inputs",          "queries",     "keys", "values",
+                                               "attn_scores",     "mask_simple", "mask", "masked",
+                                               "dropout_example", "batch"};
   return kExact.count(id) > 0 || ca::is_bias_stage(id) || id.find("W_") != std::string::npos;
 }
 

@@ -1,6 +1,7 @@
 // Identities over many random sizes, in the spirit of Eigen's tests, and the fast passes
 // against the naive reference kernel.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <random>
 
 #include "attention.hpp"
@@ -16,15 +17,29 @@ struct Case {
   std::string json;
 };
 
-// 200 random configurations with random inputs, drawn from a fixed seed.
-std::vector<Case> random_cases() {
-  std::mt19937 rng(20241121);
+// CA_TEST_SEED=n draws other configurations; a failure's INFO names the seed and the JSON.
+std::uint32_t test_seed() {
+  const char* s = std::getenv("CA_TEST_SEED");
+  return s != nullptr ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 20241121u;
+}
+
+struct Sizes {
+  int count, max_T, max_d;
+};
+
+// Many small configurations, and fewer up to T = 128, d = 64 (where the 32-row cut, the
+// vectorised loops' tails and longer sums are exercised).
+Sizes sizes() { return GENERATE(values<Sizes>({{200, 24, 8}, {16, 128, 64}})); }
+
+// `count` random configurations with random inputs, drawn from the seed.
+std::vector<Case> random_cases(const Sizes& z) {
+  std::mt19937 rng(test_seed() + static_cast<std::uint32_t>(z.max_T));
   std::vector<Case> cases;
-  for (int k = 0; k < 200; ++k) {
+  for (int k = 0; k < z.count; ++k) {
     Case c;
-    c.T = 1 + static_cast<int>(rng() % 24);
-    c.d_in = 1 + static_cast<int>(rng() % 8);
-    c.d_out = 1 + static_cast<int>(rng() % 8);
+    c.T = 1 + static_cast<int>(rng() % z.max_T);
+    c.d_in = 1 + static_cast<int>(rng() % z.max_d);
+    c.d_out = 1 + static_cast<int>(rng() % z.max_d);
     c.bias = rng() % 2;
     c.scale = rng() % 4 != 0;
     c.json = R"({"inputs": {"randn": [)" + std::to_string(c.T) + "," + std::to_string(c.d_in) +
@@ -42,7 +57,9 @@ std::vector<Case> random_cases() {
 TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways agree",
           "[properties]") {
   double worst_sum = 0, worst_ways = 0;
-  for (const Case& c : random_cases()) {
+  const Sizes z = sizes();
+  INFO("CA_TEST_SEED=" << test_seed() << ", T <= " << z.max_T << ", d <= " << z.max_d);
+  for (const Case& c : random_cases(z)) {
     INFO(c.json);
     const ca::Walkthrough w = test::run(c.json);
     const ca::Tensor& causal = test::stage(w, "attn_weights_causal");
@@ -61,18 +78,20 @@ TEST_CASE("causal weights: rows sum to 1, upper triangle exactly 0, both ways ag
         }
         const double ways = std::abs(double(causal.at(i, j)) - double(simple.at(i, j)));
         worst_ways = std::max(worst_ways, ways);
-        CHECK(ways <= 1e-6);
+        CHECK(ways <= 5e-7);
       }
       worst_sum = std::max(worst_sum, std::abs(sum - 1.0));
       CHECK(std::abs(sum - 1.0) <= 1e-6);
     }
   }
-  WARN("200 random configurations: max |row sum - 1| = "
-       << worst_sum << ", max |simple - efficient| = " << worst_ways);
+  WARN(z.count << " random configurations up to T = " << z.max_T << ": max |row sum - 1| = "
+               << worst_sum << ", max |simple - efficient| = " << worst_ways);
 }
 
 TEST_CASE("changing token j never changes the outputs of tokens before j", "[properties]") {
-  for (const Case& c : random_cases()) {
+  const Sizes z = sizes();
+  INFO("CA_TEST_SEED=" << test_seed() << ", T <= " << z.max_T << ", d <= " << z.max_d);
+  for (const Case& c : random_cases(z)) {
     if (c.T < 2) continue;
     INFO(c.json);
     const ca::Walkthrough before = test::run(c.json);
@@ -115,7 +134,9 @@ TEST_CASE("changing token j never changes the outputs of tokens before j", "[pro
 }
 
 TEST_CASE("with no dropout the first context row is the first value row", "[properties]") {
-  for (const Case& c : random_cases()) {
+  const Sizes z = sizes();
+  INFO("CA_TEST_SEED=" << test_seed() << ", T <= " << z.max_T << ", d <= " << z.max_d);
+  for (const Case& c : random_cases(z)) {
     INFO(c.json);
     const ca::Walkthrough w = test::run(c.json);
     // Token 0 attends only to itself, with weight exactly 1.
@@ -134,7 +155,9 @@ TEST_CASE("with no dropout the first context row is the first value row", "[prop
 
 TEST_CASE("fast passes agree with the naive reference kernel", "[properties][kernel]") {
   double worst = 0;
-  for (const Case& c : random_cases()) {
+  const Sizes z = sizes();
+  INFO("CA_TEST_SEED=" << test_seed() << ", T <= " << z.max_T << ", d <= " << z.max_d);
+  for (const Case& c : random_cases(z)) {
     INFO(c.json);
     const ca::Walkthrough w = test::run(c.json);
     const ca::Tensor& q = test::stage(w, "queries");
@@ -148,12 +171,15 @@ TEST_CASE("fast passes agree with the naive reference kernel", "[properties][ker
       if (causal) ca::masked_fill(scores.matrix(), ca::causal_mask(c.T).matrix());
       ca::softmax_forward(weights.matrix(), scores.matrix(), ca::score_divisor(c.d_out, c.scale));
       ca::context_forward(context.matrix(), weights.matrix(), v.matrix());
-      const double diff = (naive - context.matrix()).cwiseAbs().maxCoeff();
+      // Relative to max(1, |value|): context values grow with the inputs' and weights' scale.
+      const double diff =
+          ((naive - context.matrix()).array().abs() / naive.array().abs().max(1.0f)).maxCoeff();
       worst = std::max(worst, diff);
-      CHECK(diff <= 1e-5);
+      CHECK(diff <= 5e-6);  // 2.3e-6 is the most seen over 9 seeds (T = 128)
     }
   }
-  WARN("fast passes vs naive reference kernel: max |difference| = " << worst);
+  WARN("T <= " << z.max_T << ": fast passes vs naive reference kernel: max |difference| = " << worst
+               << " x max(1, |value|)");
 }
 
 TEST_CASE("dropout: p = 0 and eval draw nothing, p = 1 gives zeros, survivors are x / (1 - p)",
@@ -200,12 +226,15 @@ TEST_CASE("CausalAttention slices its mask buffer and refuses longer inputs",
 }
 
 TEST_CASE("SelfAttention_v2's forward is the walkthrough's context_vec, bit for bit", "[module]") {
-  for (const Case& c : random_cases()) {
+  const Sizes z = sizes();
+  INFO("CA_TEST_SEED=" << test_seed() << ", T <= " << z.max_T << ", d <= " << z.max_d);
+  for (const Case& c : random_cases(z)) {
     INFO(c.json);
     const ca::Walkthrough w = test::run(c.json);
     ca::Generator gen;
     gen.manual_seed(w.config.seed_weights);
     const ca::SelfAttentionV2 sa_v2(c.d_in, c.d_out, c.bias, gen);
-    CHECK(sa_v2.forward(test::stage(w, "inputs"), c.scale).data == test::stage(w, "context_vec").data);
+    CHECK(sa_v2.forward(test::stage(w, "inputs"), c.scale).data ==
+          test::stage(w, "context_vec").data);
   }
 }

@@ -17,7 +17,7 @@ TEST_CASE("torch_str prints exactly like PyTorch", "[format]") {
 
 TEST_CASE("the book's masked scores print as in the notebook", "[format][book]") {
   const ca::Walkthrough w = test::run("{}");
-  // 003_77b7cc02ab8962ce.txt, print(attn_weights) of the efficient way (grad_fn left out).
+  // The book's print(attn_weights) of the efficient way (grad_fn left out).
   CHECK(ca::torch_str(test::stage(w, "attn_weights_causal")) ==
         "tensor([[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],\n"
         "        [0.5517, 0.4483, 0.0000, 0.0000, 0.0000, 0.0000],\n"

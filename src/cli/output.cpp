@@ -28,8 +28,9 @@ std::string fixed4(float v) {
 
 void torch(std::ostream& out, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
-    out << "# " << st->id << ": " << st->title << ", torch.Size([" << shape_str(st->tensor.shape, ", ")
-        << "])\n>>> " << st->code << "\n" << torch_str(st->tensor) << "\n\n";
+    out << "# " << st->id << ": " << st->title << ", torch.Size(["
+        << shape_str(st->tensor.shape, ", ") << "])\n>>> " << st->code << "\n"
+        << torch_str(st->tensor) << "\n\n";
   }
 }
 

@@ -1,6 +1,5 @@
 // PyTorch's CPU random number generator and the distributions the book's program uses,
-// reproduced bit for bit (see ../shared/reference/pytorch-cpu-rng.md and
-// tests/golden/rng.json, made by PyTorch itself).
+// reproduced bit for bit (tests/golden/rng.json, made by PyTorch itself, checks every one).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +13,7 @@ namespace ca {
 // Which implementation of the Bernoulli draw behind nn.Dropout a PyTorch build uses.
 enum class DropoutRng {
   Default,  // builds without MKL, macOS, ARM, AMD: the book's printed numbers
-  Mkl,      // Intel x86 Linux/Windows builds: the tables in seed 000
+  Mkl,      // Intel x86 Linux/Windows builds: the tables its readers on Linux printed
 };
 
 class Generator {

@@ -327,7 +327,7 @@ Value make_bool(bool b) {
   return out;
 }
 
-std::string literal(const Value& v) { return v.text.empty() ? number(v.number) : v.text; }
+std::string literal(const Value& v) { return v.text.empty() ? shortest(v.number) : v.text; }
 
 std::string write(const Value& v) {
   switch (v.kind) {
@@ -336,7 +336,7 @@ std::string write(const Value& v) {
     case Value::Kind::Bool:
       return v.boolean ? "true" : "false";
     case Value::Kind::Number:
-      return literal(v);
+      return v.text.empty() ? number(v.number) : v.text;  // non-finite values quoted
     case Value::Kind::String:
       return quote(v.text);
     case Value::Kind::Array: {

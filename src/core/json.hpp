@@ -44,7 +44,7 @@ std::string quote(std::string_view s);
 std::string number(float v);
 std::string number(double v);
 
-// A number's text for messages: its literal, or the shortest text of its value.
+// A number's text for messages: its literal, or the shortest text of its value (inf, nan).
 std::string literal(const Value& v);
 
 // One line of JSON. Numbers print their literal when they have one.
