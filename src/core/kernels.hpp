@@ -8,6 +8,12 @@
 
 namespace ca::kernels {
 
+// MultiHeadAttention's per-head matmuls need no transposed copies: head h of batch b is a
+// strided matrix of the (B, T, D = H * hd) projections, so with off = b * T * D + h * hd,
+//   gemm_nt(T, T, hd, q + off, D, k + off, D, scores, T, Tri::LowerOut);  // q_bh @ k_bh^T
+//   gemm(T, hd, T, weights, T, v + off, D, context + off, D, Tri::LowerK);  // weights @ v_bh
+// writes the context where .transpose(1, 2).contiguous().view(B, T, D) puts it.
+
 // Which part of the output a causal pass needs.
 enum class Tri {
   Full,      // every C(i, j)
