@@ -12,10 +12,10 @@ async function main() {
   const [dir, module, B, T, d, H, minRuns, minSeconds] = process.argv.slice(2);
   const factory = require(path.resolve(dir, 'causal-attention-module.js'));
   const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-module.wasm')) });
+  const ids = { causal: 0, mha: 1, walkthrough: 2 };
   let once;
-  if (module === 'walkthrough') once = () => m.benchWalkthrough();
-  else if (module === 'api') once = () => m.run({}).stages.length;
-  else if (m.benchSetup(module, +B, +T, +d, +H)) once = () => m.benchRun();
+  if (module === 'api') once = () => m.run({}).stages.length;
+  else if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
   else return console.log(JSON.stringify({ ok: false }));
   let check = once();  // warm-up
   const seconds = [];

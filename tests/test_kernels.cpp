@@ -23,11 +23,21 @@ std::vector<Isa> isas() {
   return v;
 }
 
-// Restores the start-up choice when a test ends, also on failure.
+// Restores the start-up choices when a test ends, also on failure.
 struct IsaGuard {
   Isa saved = ca::kernels::active_isa();
-  ~IsaGuard() { ca::kernels::force_isa(saved); }
+  bool fast_exp = ca::kernels::fast_exp();
+  ~IsaGuard() {
+    ca::kernels::force_isa(saved);
+    ca::kernels::set_fast_exp(fast_exp);
+  }
 };
+
+// Today's kernels: the naive gemm and std::exp one by one.
+void use_reference() {
+  ca::kernels::force_isa(Isa::Reference);
+  ca::kernels::set_fast_exp(false);
+}
 
 bool same(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size()) return false;
@@ -61,6 +71,10 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
   CHECK(ca::kernels::isa_supported(Isa::SSE2));  // both x86 paths testable on any x86-64
 #endif
   CHECK_FALSE(ca::kernels::force_isa(Isa::SIMD128));  // native builds have no WASM path
+#if defined(__x86_64__)
+  // glibc's FMA expf is what std::exp runs there: the vectorised copy must pass its self-check.
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(ca::kernels::fast_exp());
+#endif
 }
 
 // 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
@@ -131,13 +145,72 @@ TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
   }
 }
 
+// The softmax's exponentials: 2^21 floats spread over [-110, 90] by their bits, every
+// special value, shifted by several maxima; the vectorised exp (where the CPU has it) and
+// the scalar loop against std::exp.
+TEST_CASE("exp_shifted equals std::exp bit for bit", "[kernels]") {
+  IsaGuard guard;
+  const float lo = -110.0f, hi = 90.0f, inf = std::numeric_limits<float>::infinity();
+  std::uint32_t a, b;
+  std::memcpy(&a, &lo, 4);
+  std::memcpy(&b, &hi, 4);
+  std::vector<float> x;
+  for (std::uint32_t u = 0x80000000u; u <= a; u += 541) x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (std::uint32_t u = 0; u <= b; u += 541) x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (float v : {-inf, inf, std::nanf(""), -0.0f, 0.0f, 88.72f, 88.73f, -87.9f, -103.3f, -104.0f})
+    x.push_back(v);
+  const bool fast = GENERATE(true, false);
+  const float max = GENERATE(0.0f, 1.5f, -3.25f, 1e-3f);
+  INFO("vectorised " << fast << ", max " << max << ", " << x.size() << " values");
+  if (fast && !ca::kernels::set_fast_exp(true)) SUCCEED("this CPU has no vectorised exp");
+  ca::kernels::set_fast_exp(fast);
+  std::vector<float> got = x, want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) want[i] = std::exp(x[i] - max);
+  for (std::size_t off = 0; off < 8; ++off) {  // every alignment of the tail
+    std::vector<float> g(x.begin() + off, x.end());
+    ca::kernels::exp_shifted(g.data(), int(g.size()), max);
+    CHECK(same(g, std::vector<float>(want.begin() + off, want.end())));
+  }
+}
+
+// Passes 3 and 4 without the masked triangle against masked_fill + softmax_forward: visible
+// cells bit for bit, a row flagged exactly when its masked cells are not +0 (then whole).
+TEST_CASE("causal_softmax_forward equals the masked softmax", "[kernels]") {
+  const int seed = GENERATE(range(0, 100));
+  std::mt19937 rng(static_cast<unsigned>(seed) + 5000);
+  const int T = std::uniform_int_distribution<int>(1, 50)(rng);
+  std::vector<float> scores = data(std::size_t(T) * T, rng, seed % 2 == 0);
+  if (seed % 5 == 1)  // rows of +inf and of -inf, no NaN
+    for (float& v : scores) v = (v > 0 ? 1 : -1) * std::numeric_limits<float>::infinity();
+  ca::Tensor masked({T, T}, scores), want({T, T}, 0.0f);
+  ca::masked_fill(masked.matrix(), ca::causal_mask(T).matrix());
+  {
+    IsaGuard guard;
+    use_reference();
+    ca::softmax_forward(want.matrix(), masked.matrix(), 8.0f);
+  }
+  std::vector<float> got(std::size_t(T) * T, 0.0f);
+  std::vector<unsigned char> full(T, 2);
+  ca::causal_softmax_forward(got.data(), T, scores.data(), T, T, 8.0f, full.data());
+  for (int i = 0; i < T; ++i) {
+    INFO("seed " << seed << " row " << i << " of " << T);
+    bool masked_zero = true;
+    for (int j = i + 1; j < T; ++j) masked_zero &= test::same_bits(want.at(i, j), 0.0f);
+    if (i + 1 < T) CHECK(int(full[i]) == (masked_zero ? 0 : 1));  // the last row masks none
+    CHECK(full[i] <= 1);
+    const int n = full[i] ? T : i + 1;
+    CHECK(same(std::vector<float>(got.begin() + i * T, got.begin() + i * T + n),
+               std::vector<float>(want.data.begin() + i * T, want.data.begin() + i * T + n)));
+  }
+}
+
 namespace {
 
 // Today's CausalAttention.forward before the causal skip: every pass over the whole (T, T),
 // masked_fill, a dropout copy of (B, T, T); run on the reference kernel.
 ca::Tensor causal_reference(const ca::CausalAttention& m, const ca::Tensor& x, ca::Generator& gen) {
   IsaGuard guard;
-  ca::kernels::force_isa(Isa::Reference);
+  use_reference();
   const int B = x.shape[0], T = x.shape[1], d_out = m.W_query.weight.shape[0];
   const ca::Tensor queries = m.W_query(x), keys = m.W_key(x), values = m.W_value(x);
   ca::Tensor scores({B, T, T}), weights({B, T, T}), context({B, T, d_out});
@@ -195,6 +268,17 @@ TEST_CASE("CausalAttention's causal path equals the full passes bit for bit", "[
   check_causal(m, x, 77);
 }
 
+// One feature: every score is +inf (the row max is +inf) or -inf (a row of -inf); either way
+// the masked cells of the weights are NaN, not 0, and every row must run whole.
+TEST_CASE("CausalAttention's causal path with rows of infinite scores", "[kernels]") {
+  const int seed = GENERATE(range(0, 8));
+  ca::Generator gen(static_cast<std::uint64_t>(seed));
+  ca::CausalAttention m(1, 1, 5, 0.5, false, gen);
+  m.training = seed % 2 == 0;
+  const float big = seed % 4 < 2 ? 1e30f : -1e30f;
+  check_causal(m, ca::Tensor({2, 5, 1}, std::vector<float>(10, big)), 9);
+}
+
 TEST_CASE("CausalAttention's causal path at T = 1024", "[kernels]") {
   const bool train = GENERATE(false, true);
   ca::Generator gen(3);
@@ -214,8 +298,9 @@ TEST_CASE("golden configurations are the same bits on every kernel", "[kernels][
     const nlohmann::json golden = nlohmann::json::parse(std::ifstream(entry.path()));
     INFO(golden["name"].get<std::string>());
     ++files;
-    REQUIRE(ca::kernels::force_isa(Isa::Reference));
+    use_reference();
     const ca::Walkthrough want = test::run(golden["config"].dump());
+    ca::kernels::set_fast_exp(true);
     for (Isa isa : isas()) {
       INFO(ca::kernels::isa_name(isa));
       REQUIRE(ca::kernels::force_isa(isa));

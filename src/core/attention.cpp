@@ -79,10 +79,9 @@ void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
     // A separate division, as `attn_scores / keys.shape[-1]**0.5` is its own tensor op.
     weights.row(i) = scores.row(i) / divisor;
     const float max = weights.row(i).maxCoeff();
+    kernels::exp_shifted(&weights(i, 0), int(weights.cols()), max);  // std::exp's bits
     float sum = 0.0f;
-    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
-      sum += (weights(i, j) = std::exp(weights(i, j) - max));  // scalar exp: same on every target
-    }
+    for (Eigen::Index j = 0; j < weights.cols(); ++j) sum += weights(i, j);  // in order
     weights.row(i) *= 1.0f / sum;
   }
 }
@@ -115,7 +114,7 @@ int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int 
       continue;
     }
     // exp(-inf - max) = +0 for every masked cell; adding +0 to a positive sum changes nothing.
-    for (int j = 0; j <= i; ++j) w[j] = std::exp(w[j] - max);  // scalar exp, as softmax_forward
+    kernels::exp_shifted(w, i + 1, max);  // std::exp's bits
     float sum = 0.0f;
     for (int j = 0; j <= i; ++j) sum += w[j];  // in order, apart so the calls pipeline
     const float inverse = 1.0f / sum;

@@ -2,6 +2,8 @@
 #include "kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace ca::kernels {
@@ -11,6 +13,7 @@ namespace ca::kernels {
 #define CA_KERNELS_X86 1
 void gemm_sse2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
 void gemm_avx2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+void exp_shifted_avx2_fma(float* w, int n, float max);
 #endif
 #if defined(__wasm_simd128__)
 void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, int, Tri);
@@ -99,6 +102,48 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
   for (int j = 0; j < n; ++j)
     for (int l = 0; l < k; ++l) packed[std::size_t(l) * n + j] = b[long(j) * ldb + l];
   gemm(m, n, k, a, lda, packed.data(), n, c, ldc, tri);
+}
+
+namespace {
+
+// The vectorised exp is glibc's __expf_fma: use it only where glibc does (FMA and AVX2)
+// and where it agrees with std::exp on a sweep of the softmax's range and the edge cases.
+bool fast_exp_works() {
+#if defined(CA_KERNELS_X86)
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+  std::vector<float> x;
+  for (int i = 0; i < 20000; ++i) x.push_back(-105.0f + 105.5f * float(i) / 20000.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {-inf, inf, std::nanf(""), -0.0f, 0.0f, 88.7f, -87.99f, -103.5f, 1e-30f, -1e-30f})
+    x.push_back(v);
+  std::vector<float> y = x;
+  exp_shifted_avx2_fma(y.data(), int(y.size()), 0.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float want = std::exp(x[i]);
+    if (!(want == y[i] || (want != want && y[i] != y[i]))) return false;
+  }
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool g_fast_exp = fast_exp_works();
+
+}  // namespace
+
+bool fast_exp() { return g_fast_exp; }
+
+bool set_fast_exp(bool on) {
+  g_fast_exp = on && fast_exp_works();
+  return g_fast_exp;
+}
+
+void exp_shifted(float* w, int n, float max) {
+#if defined(CA_KERNELS_X86)
+  if (g_fast_exp) return exp_shifted_avx2_fma(w, n, max);
+#endif
+  for (int j = 0; j < n; ++j) w[j] = std::exp(w[j] - max);
 }
 
 }  // namespace ca::kernels

@@ -8,6 +8,12 @@
 
 namespace ca::kernels {
 
+// MultiHeadAttention's per-head matmuls need no transposed copies: head h of batch b is a
+// strided matrix of the (B, T, D = H * hd) projections, so with off = b * T * D + h * hd,
+//   gemm_nt(T, T, hd, q + off, D, k + off, D, scores, T, Tri::LowerOut);  // q_bh @ k_bh^T
+//   gemm(T, hd, T, weights, T, v + off, D, context + off, D, Tri::LowerK);  // weights @ v_bh
+// writes the context where .transpose(1, 2).contiguous().view(B, T, D) puts it.
+
 // Which part of the output a causal pass needs.
 enum class Tri {
   Full,      // every C(i, j)
@@ -28,6 +34,15 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
 // tested against it bit for bit.
 void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
                     float* c, int ldc, Tri tri = Tri::Full);
+
+// w[j] = std::exp(w[j] - max) for j < n, the softmax's exponentials, with std::exp's bits.
+// On CPUs with AVX2 and FMA, 8 at a time in glibc's own algorithm (exp_avx2.cpp), used only
+// after a self-check against std::exp; otherwise std::exp one by one.
+void exp_shifted(float* w, int n, float max);
+// Whether exp_shifted is vectorised; set_fast_exp(false) forces the scalar loop (tests,
+// benchmarks). Returns whether the vectorised path is now on.
+bool fast_exp();
+bool set_fast_exp(bool on);
 
 // The instruction sets gemm can run on. The best one the CPU has is chosen at start-up.
 enum class Isa { Reference, SSE2, AVX2, SIMD128 };

@@ -6,6 +6,7 @@
 namespace {
 struct Sse2 {
   using T = __m128;
+  static constexpr int NV = 3;
   static constexpr int W = 4;
   static T zero() { return _mm_setzero_ps(); }
   static T load(const float* p) { return _mm_loadu_ps(p); }

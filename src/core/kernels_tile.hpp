@@ -1,7 +1,7 @@
 // The register-tiled gemm, written once over a vector type V and included by one .cpp per
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
-// with its own flags. V provides: T, W (floats per vector), zero(), load(p), store(p, x),
-// set1(f), add(x, y), mul(x, y). Everything here has internal linkage and includes no
+// with its own flags. V provides: T, W (floats per vector), NV (the widest tile, in vectors),
+// zero(), load(p), store(p, x), set1(f), add(x, y), mul(x, y). Everything here has internal linkage and includes no
 // library header, so no AVX2 instruction can leak into another object through a shared
 // inline function.
 //
@@ -87,8 +87,12 @@ template <class V, int MR>
 inline void row_block(const Args& g, int i0, int jb, int je) {
   constexpr int W = V::W;
   int j = jb;
-  for (; j + 3 * W <= je; j += 3 * W) tile<V, MR, 3>(g, i0, j);
-  if (j + 2 * W <= je) tile<V, MR, 2>(g, i0, j), j += 2 * W;
+  if constexpr (V::NV == 3) {
+    for (; j + 3 * W <= je; j += 3 * W) tile<V, MR, 3>(g, i0, j);
+    if (j + 2 * W <= je) tile<V, MR, 2>(g, i0, j), j += 2 * W;
+  } else {
+    for (; j + 2 * W <= je; j += 2 * W) tile<V, MR, 2>(g, i0, j);
+  }
   if (j + W <= je) tile<V, MR, 1>(g, i0, j), j += W;
   if (j >= je) return;
   // LowerOut: a last vector may run past je into the unused upper triangle.

@@ -1,5 +1,5 @@
-// The WASM module's entry for bench/compare.sh (bench/compare_wasm.js): one workload at a
-// time, timed from JS. Kept apart from bindings.cpp, in its own binding block.
+// The WASM module's entry for bench/compare.sh (bench/compare_wasm.js), kept apart from
+// bindings.cpp in its own binding block, and small: two functions of integers.
 #include <emscripten/bind.h>
 
 #include "../../bench/bench_modules.hpp"
@@ -8,21 +8,26 @@ namespace {
 
 std::unique_ptr<ca_bench::Workload> workload;
 
-// module "causal" or "mha"; false when this build has no such module.
-bool bench_setup(const std::string& module, int B, int T, int d, int H) {
-  workload = std::make_unique<ca_bench::Workload>(module, B, T, d, H);
+// module 0: CausalAttention, 1: MultiHeadAttention, on a (B, T, d) input with H heads;
+// 2: the book's walkthrough. False when this build has no such module.
+bool bench_setup(int module, int B, int T, int d, int H) {
+  workload.reset();
+  if (module == 2) return true;
+  workload = std::make_unique<ca_bench::Workload>(module == 0 ? "causal" : "mha", B, T, d, H);
   if (!workload->ok()) workload.reset();
   return workload != nullptr;
 }
 
-double bench_run() { return workload ? workload->run() : 0.0; }
-
-double bench_walkthrough() { return double(ca_bench::walkthrough()); }
+// Runs it n times; returns the last check (sum of the output, or the number of stages).
+double bench_run(int n) {
+  double check = 0;
+  for (int i = 0; i < n; ++i) check = workload ? workload->run() : double(ca_bench::walkthrough());
+  return check;
+}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(causal_attention_bench) {
   emscripten::function("benchSetup", &bench_setup);
   emscripten::function("benchRun", &bench_run);
-  emscripten::function("benchWalkthrough", &bench_walkthrough);
 }
