@@ -77,7 +77,8 @@ function fmt(v) {
 /** The CLI's stages as the page's tables: [{id, tables: [rows of text]}]. */
 function expected(native) {
   return native.stages.map((s) => {
-    const sh = s.shape, C = sh[sh.length - 1], R = sh.length === 1 ? 1 : sh[sh.length - 2], B = sh.length === 3 ? sh[0] : 1;
+    // 0-D: one value; 3-D: one table per matrix; 4-D: the first (batch, head) is shown.
+    const sh = s.shape, C = sh.length ? sh[sh.length - 1] : 1, R = sh.length < 2 ? 1 : sh[sh.length - 2], B = sh.length === 3 ? sh[0] : 1;
     const tables = [];
     for (let b = 0; b < B; b++) {
       const rows = [];
@@ -113,7 +114,7 @@ pageTest('served and from file://: the book\'s numbers, every stage, token heade
   const native = runCli({});
   const ids = spawnSync(cli, ['--list-stages'], { encoding: 'utf8' }).stdout.trim().split('\n')
     .filter((id) => !/(^|\.)b_/.test(id));
-  assert.equal(ids.length, 24);
+  assert.equal(ids.length, 60);
   for (const url of [server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
     const page = await open(url);
     assert.deepEqual(await page.$$eval('div.stage', (d) => d.map((e) => e.dataset.stage)), ids, url);
@@ -134,7 +135,7 @@ pageTest('served and from file://: the book\'s numbers, every stage, token heade
       const c = e.querySelector('caption');
       return [c.querySelector('.ti').textContent, c.querySelector('.sh').textContent, c.querySelector('code').textContent];
     }));
-    assert.deepEqual(caps, native.stages.map((s) => [s.title, ` (${s.shape.join(', ')})`, s.code]));
+    assert.deepEqual(caps, native.stages.map((s) => [s.title, s.shape.length ? ` (${s.shape.join(', ')})` : ' (a 0-D scalar)', s.code]));
 
     // Token labels head the rows of token-indexed tables and the columns of token × token ones.
     for (const id of ['inputs', 'queries', 'attn_scores', 'attn_weights_causal', 'context_vec']) {
@@ -283,7 +284,7 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
     qkv_bias: true, scale: false, rng: 'mkl',
   });
   const state = await snapshot(page);
-  assert.equal(state.stages.length, 30, 'bias stages shown');
+  assert.equal(state.stages.length, 57, 'bias stages shown, MultiHeadAttention not (d_out 3, 2 heads)');
   const native = runCli(config);
   assert.deepEqual(await shown(page), expected(native), 'the edited state equals the CLI');
 
