@@ -47,7 +47,6 @@
     return worst;
   }
   function header(doc, text, scope) {
-    if (text === null) return el(doc, 'th'); // no axis: an unlabelled row
     var th = el(doc, 'th', text ? '' : 'em', text || '""'); // an empty label shows as ""
     th.scope = scope;
     if (text.length > 12) th.title = text; // long labels are cut with an ellipsis
@@ -81,8 +80,9 @@
     return {
       rows: rows, cols: cols, corner: corner(info),
       value: function (i, j) { return st.data[offset + i * cols + j]; },
-      rowLabel: function (i) { return label(info.rows, i, cfg); },
-      colLabel: function (j) { return label(info.cols, j, cfg); }
+      // No row axis (a vector, a scalar): the row is named after the stage.
+      rowLabel: function (i) { var l = label(info.rows, i, cfg); return l === null ? st.id.replace(/^[^.]*\./, '') : l; },
+      colLabel: function (j) { var l = label(info.cols, j, cfg); return l === null ? '' : l; }
     };
   }
 
@@ -117,7 +117,7 @@
     var body = t.appendChild(el(doc, 'tbody'));
     for (var i = 0; i < shown; i++) {
       tr = body.appendChild(el(doc, 'tr'));
-      if (!scalar) tr.appendChild(header(doc, m.rowLabel(i), 'row'));
+      tr.appendChild(header(doc, m.rowLabel(i), 'row'));
       for (j = 0; j < shownCols; j++) {
         var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
         var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
