@@ -377,8 +377,9 @@ TEST_CASE("exercise 3.3: the gpt2 preset is PyTorch's GPT-2-sized MultiHeadAtten
   const nlohmann::json golden = test::load_json("tests/golden/gpt2.json");
   const ca::Preset* preset = ca::find_preset("gpt2");
   REQUIRE(preset != nullptr);
-  CHECK(nlohmann::json::parse(preset->config) == golden["config"]);
-  const ca::ParsedConfig p = ca::parse_config(preset->config);
+  const std::string config = ca::json::write(preset->config());
+  CHECK(nlohmann::json::parse(config) == golden["config"]);
+  const ca::ParsedConfig p = ca::parse_config(config);
   REQUIRE(p.error.empty());
   const ca::Walkthrough w = ca::run_walkthrough(p.config, ca::preset_stages(*preset));
   REQUIRE(w.stages.size() == 6);

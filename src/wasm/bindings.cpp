@@ -160,7 +160,7 @@ val presets() {
     val item = val::object();
     item.set("name", std::string(p.name));
     item.set("description", std::string(p.description));
-    item.set("config", to_js(ca::json::parse(p.config).value));
+    item.set("config", to_js(p.config()));
     val ids = val::array();
     const std::vector<std::string> stages = ca::preset_stages(p);
     for (std::size_t k = 0; k < stages.size(); ++k) ids.set(k, stages[k]);
