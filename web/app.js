@@ -148,10 +148,17 @@
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
+  // The element a hash names (#s3, #stage-mha.queries; stages exist once shown), or null when
+  // the hash is a configuration.
+  function anchor(hash) {
+    var id;
+    try { id = decodeURIComponent(hash); } catch (e) { return null; }
+    return id && (doc.getElementById(id) || (/^stage-/.test(id) ? { id: id } : null));
+  }
   function load(hash) {
-    var c = {}, res, msg = '';
+    var c = {}, res, msg = '', target = anchor(hash);
     try {
-      if (hash) c = JSON.parse(decodeURIComponent(hash));
+      if (hash && !target) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
       res = api.run(c);
     } catch (e) {
@@ -160,8 +167,9 @@
     }
     setControls(c, res);
     clearErrors();
-    show(res, c, msg);
+    show(res, c, msg || target);
     status.textContent = msg;
+    if (target && (target = doc.getElementById(target.id))) target.scrollIntoView(); // a link to a section or stage
   }
 
   // The explanation panel of the picked cell (found again after every re-render).
@@ -232,7 +240,16 @@
   });
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
-  addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
+  addEventListener('hashchange', function () {
+    if (location.hash !== lastHash && !anchor(location.hash.slice(1))) load(location.hash.slice(1));
+  });
+  // The contents jump without touching the hash, which holds the settings.
+  $('toc').addEventListener('click', function (e) {
+    var link = e.target.closest('a'), target = link && anchor(link.getAttribute('href').slice(1));
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView();
+  });
 
   // One <section> per entry of the core's section table, its stages filled in by show(), and
   // the contents: every section and its stages (bias stages come and go with qkv_bias: left out).

@@ -11,7 +11,7 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, ready, cells, web } = require('./browser');
-const { runCli, cli } = require('./support');
+const { runCli, cli, loadApi } = require('./support');
 
 const build = path.dirname(web);
 const BOOK_TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
@@ -473,5 +473,26 @@ pageTest('screenshots: the book, and mkl in dark mode on a phone', async (open) 
     const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
     assert.equal(w, opts.viewport ? 360 : 1280, `${name} width`);
     assert.ok(h > 740, `${name} is the full page (${w}x${h})`);
+  }
+});
+
+pageTest('the contents list every section and stage in chapter order; links keep the settings', async (open) => {
+  const page = await open(server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })));
+  const api = await loadApi();
+  const toc = await page.$$eval('#toc-list > li', (items) => items.map((li) => [li.querySelector('a').getAttribute('href'),
+    Array.from(li.querySelectorAll(':scope > ol a'), (a) => a.getAttribute('href'))]));
+  assert.deepEqual(toc, api.sections.map((s) => ['#' + s.id,
+    api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#stage-' + st.id)]));
+  assert.deepEqual(api.sections.map((s) => s.number), ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5', '3.5.1', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2']);
+  await page.click('#toc summary');
+  await page.click('a[href="#stage-mha.queries"]');
+  await page.waitForFunction(() => Math.abs(document.getElementById('stage-mha.queries').getBoundingClientRect().top) < 2);
+  assert.deepEqual(await hashConfig(page), { num_heads: 1 });
+  assert.equal(await page.locator('#stage-mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
+  for (const id of ['s3', 'stage-mha.attn_weights']) { // the anchors of the book's sections and stages
+    await page.goto(server.url + '#' + id);
+    await page.waitForSelector('html[data-ready="1"]');
+    await page.waitForFunction((i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2, id);
+    assert.equal(await page.locator('#status').textContent(), '');
   }
 });
