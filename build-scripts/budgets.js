@@ -1,5 +1,5 @@
 // The budgets of issue #3, measured on the built page (build/web, or $CA_BUILD/web):
-//   size       gzip -9 of every file the page directory ships          asserted: <= 72,000 bytes (issue 9)
+//   size       gzip -9 of every file the page directory ships          asserted: <= 72,000 bytes
 //   tables     navigation start -> <html data-ready="1"> (all tables)  target 150 ms, reported
 //   recompute  an `input` event on a control -> tables re-rendered     target 5 ms, reported
 // plus a bare api.run({}) in the page and the core's native benchmark. Run by budgets.sh.

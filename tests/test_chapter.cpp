@@ -370,3 +370,45 @@ TEST_CASE("MultiHeadAttention refuses num_heads that do not divide d_out, before
   ca::Generator fresh(123);
   CHECK(g.random() == fresh.random());
 }
+
+TEST_CASE("exercise 3.3: the gpt2 preset is PyTorch's GPT-2-sized MultiHeadAttention",
+          "[chapter][golden][gpt2]") {
+  // About 1 s of CPU natively: 2 x 12 heads over 1024 tokens of 768 features.
+  const nlohmann::json golden = test::load_json("tests/golden/gpt2.json");
+  const ca::Preset* preset = ca::find_preset("gpt2");
+  REQUIRE(preset != nullptr);
+  const std::string config = ca::json::write(preset->config());
+  CHECK(nlohmann::json::parse(config) == golden["config"]);
+  const ca::ParsedConfig p = ca::parse_config(config);
+  REQUIRE(p.error.empty());
+  const ca::Walkthrough w = ca::run_walkthrough(p.config, ca::preset_stages(*preset));
+  REQUIRE(w.stages.size() == 6);
+  const auto values = [&](const char* id) { return golden["stages"][id]; };
+  const ca::Tensor& wq = test::stage(w, "mha.W_query");
+  const ca::Tensor& proj = test::stage(w, "mha.out_proj.weight");
+  const ca::Tensor& bias = test::stage(w, "mha.out_proj.bias");
+  const ca::Tensor& out = test::stage(w, "mha.context_vecs");
+  REQUIRE(out.shape == (std::vector<int>{2, 1024, 768}));
+  for (std::size_t i = 0; i < 2 * 768; ++i) {  // the first two rows of W_query, last two of out_proj
+    CHECK(test::same_bits(wq.data[i], test::golden_value(values("mha.W_query")[i])));
+    CHECK(test::same_bits(proj.data[766 * 768 + i], test::golden_value(values("mha.out_proj.weight")[i])));
+  }
+  for (std::size_t i = 0; i < 768; ++i)
+    CHECK(test::same_bits(bias.data[i], test::golden_value(values("mha.out_proj.bias")[i])));
+  std::size_t identical = 0, k = 0;
+  double worst = 0;
+  for (const int row : golden["rows"].get<std::vector<int>>()) {
+    for (int c = 0; c < 768; ++c, ++k) {
+      const float mine = out.data[static_cast<std::size_t>(row) * 768 + c];
+      const float want = test::golden_value(values("mha.context_vecs")[k]);
+      const float other = out.data[(1024 + static_cast<std::size_t>(row)) * 768 + c];
+      CHECK(test::same_bits(mine, other));  // both batch elements alike
+      identical += test::same_bits(mine, want);
+      worst = std::max(worst, std::abs(double(mine) - double(want)));
+      CHECK(std::abs(double(mine) - double(want)) <= 1e-6 * std::max(1.0, std::abs(double(want))));
+    }
+  }
+  WARN("gpt2 preset: " << identical << " of " << k << " sampled outputs bit-identical, largest difference "
+                       << worst);
+  CHECK(identical == 1399);  // softmax (SLEEF exp) differs by ulps; its products follow
+}

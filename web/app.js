@@ -5,7 +5,7 @@
   var $ = function (id) { return doc.getElementById(id); };
   var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
   var panel = $('explain'), panelTitle = $('explain-title');
-  var NUMBERS = ['d_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length'];
+  var NUMBERS = ['query_token', 'seed_v1', 'd_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length', 'num_heads'];
   var BOOLS = ['qkv_bias', 'scale', 'train'];
   var MAX_EDITABLE = 4096; // inputs with more values than this are not shown in the editor
   // api: the module; defaults: the book's resolved config; current: the walkthrough shown and
@@ -135,8 +135,12 @@
     var sections = {}, boxes = main.querySelectorAll('[data-section]');
     boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
     res.stages.forEach(function (s) {
-      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      var box = sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      box.id = 'stage-' + s.id; // the contents link here
     });
+    if (sections.mha && !sections.mha.childNodes.length) { // d_out not divisible by num_heads
+      try { api.run(c, { stages: ['mha.context_vecs'] }); } catch (e) { el('p', { className: 'err', textContent: e.message }, sections.mha); }
+    }
     boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
     if (picked) explain();
     var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
@@ -144,10 +148,17 @@
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
+  // The element a hash names (#s3, #stage-mha.queries; stages exist once shown), or null when
+  // the hash is a configuration.
+  function anchor(hash) {
+    var id;
+    try { id = decodeURIComponent(hash); } catch (e) { return null; }
+    return id && (doc.getElementById(id) || (/^stage-/.test(id) ? { id: id } : null));
+  }
   function load(hash) {
-    var c = {}, res, msg = '';
+    var c = {}, res, msg = '', target = anchor(hash);
     try {
-      if (hash) c = JSON.parse(decodeURIComponent(hash));
+      if (hash && !target) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
       res = api.run(c);
     } catch (e) {
@@ -156,17 +167,19 @@
     }
     setControls(c, res);
     clearErrors();
-    show(res, c, msg);
+    show(res, c, msg || target);
     status.textContent = msg;
+    if (target && (target = doc.getElementById(target.id))) target.scrollIntoView(); // a link to a section or stage
   }
 
   // The explanation panel of the picked cell (found again after every re-render).
   function explain() {
-    var box = main.querySelector('[data-stage="' + picked.id + '"]'), rank = picked.rank;
-    var cell = box && box.querySelector('td[data-row="' + picked.i + '"][data-col="' + picked.j + '"]' + (rank > 2 ? '[data-batch="' + picked.b + '"]' : ''));
+    var box = main.querySelector('[data-stage="' + picked.id + '"]'), rank = picked.rank, st = R.byId(current)[picked.id];
+    var cell = box && st && box.querySelector('td[data-row="' + picked.i + '"][data-col="' + picked.j + '"]' + (rank > 2 ? '[data-batch="' + picked.b + '"]' : ''));
     if (!cell) return close();
     (picked.cell = cell).classList.add('sel');
-    panelTitle.textContent = picked.id + '[' + [picked.b, picked.i, picked.j].slice(3 - rank).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
+    var index = rank > 2 ? R.part(st, picked.b).split(':')[0].slice(picked.id.length + 1, -1).split(', ') : [];
+    panelTitle.textContent = picked.id + '[' + index.concat([picked.i, picked.j].slice(2 - Math.min(rank, 2))).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
     $('explain-body').replaceChildren(R.explain(current, picked.id, picked.b, picked.i, picked.j, doc));
     panel.hidden = false;
   }
@@ -227,10 +240,30 @@
   });
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
-  addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
+  addEventListener('hashchange', function () {
+    if (location.hash !== lastHash && !anchor(location.hash.slice(1))) load(location.hash.slice(1));
+  });
+  // The contents jump without touching the hash, which holds the settings.
+  $('toc').addEventListener('click', function (e) {
+    var link = e.target.closest('a'), target = link && anchor(link.getAttribute('href').slice(1));
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView();
+  });
 
-  // One <section> per entry of the core's section table, its stages filled in by show().
+  // One <section> per entry of the core's section table, its stages filled in by show(), and
+  // the contents: every section and its stages (bias stages come and go with qkv_bias: left out).
   function buildSections() {
+    var toc = $('toc-list');
+    toc.replaceChildren.apply(toc, api.sections.map(function (info) {
+      var li = el('li', {}), stages = el('ol', {});
+      el('a', { href: '#' + info.id, textContent: info.number + ' ' + info.title }, li);
+      api.stages.forEach(function (s) {
+        if (s.section === info.id && !s.bias) el('code', { textContent: s.id }, el('a', { href: '#stage-' + s.id }, el('li', {}, stages)));
+      });
+      li.appendChild(stages);
+      return li;
+    }));
     main.replaceChildren.apply(main, api.sections.map(function (info) {
       var section = el('section', {}), h2 = el('h2', { id: info.id, textContent: info.number + ' ' + info.title }, section);
       section.setAttribute('aria-labelledby', h2.id);

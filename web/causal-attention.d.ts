@@ -1,4 +1,4 @@
-// The JS API of causal-attention.js: the book's §3.5 walkthrough computed by the C++ core
+// The JS API of causal-attention.js: the book's chapter 3 walkthrough (§3.3 to §3.6) computed by the C++ core
 // in WebAssembly. In a browser the script defines the global `CausalAttention`; in Node,
 // `require('./causal-attention.js')` returns the same object.
 
@@ -22,6 +22,13 @@ export interface Config {
   tokens?: string[];
   /** Width of queries, keys and values (default 2). */
   d_out?: number;
+  /** §3.3/§3.4's query token, 0..T-1 (default 1, "journey"; 0 when T = 1). */
+  query_token?: number;
+  /** torch.manual_seed before SelfAttention_v1's torch.rand weights (default 123). */
+  seed_v1?: Seed;
+  /** Heads of §3.6's two multi-head modules, 1..128 (default 2). MultiHeadAttention's stages
+   *  exist only when it divides d_out. */
+  num_heads?: number;
   /** nn.Linear(..., bias=qkv_bias) (default false). */
   qkv_bias?: boolean;
   /** Divide scores by sqrt(d_k) before softmax (default true). */
@@ -56,7 +63,7 @@ export interface Stage {
   title: string;
   /** The PyTorch line that computes it, with this configuration's values. */
   code: string;
-  /** PyTorch's shape, e.g. [6, 6] or [2, 6, 2]. */
+  /** PyTorch's shape, e.g. [6, 6], [2, 6, 2], [2, 2, 6, 6] or [] for a 0-D scalar. */
   shape: number[];
   /** Row-major float32 values: a copy, owned by JS. */
   data: Float32Array;
@@ -79,9 +86,11 @@ export interface StageInfo {
   title: string;
   /** The PyTorch line, `{name}` standing for a configuration value. */
   code: string;
-  /** Row and column axes: 'tok' token labels, 'in' | 'out' | 'dim' feature indices, 'sum',
-   *  'bias' (a bias's single row), '' (a single unlabelled row). 3-D stages have a leading
-   *  batch dimension, 4-D ones (batch, head). */
+  /** Row and column axes: 'tok' token labels, 'in' | 'out' | 'dim' feature indices, 'hd'
+   *  head_dim and 'hout' num_heads·d_out feature indices, 'head' one row per head, 'sum',
+   *  'bias' (a bias's single row), '' (a single unlabelled row; both '' for a 0-D scalar).
+   *  3-D stages have a leading batch dimension (the wrapper's stacked weights: a head), 4-D
+   *  ones (batch, head). */
   rows: string;
   cols: string;
   kind: StageKind;
@@ -114,6 +123,46 @@ export interface Limits {
   max_shown: number;
 }
 
+/** A named configuration of the core's table ('book', 'gpt2': exercise 3.3). */
+export interface Preset {
+  name: string;
+  description: string;
+  config: Config;
+  /** The stages it shows when none are asked for ([]: every stage). */
+  stages: string[];
+}
+
+/** Stage ids, in walkthrough order (bias stages only with qkv_bias; mha.* only when num_heads
+ *  divides d_out). */
+export type StageId =
+  | 'inputs'
+  | 'simple.attn_scores_q' | 'simple.attn_weights_q_tmp' | 'simple.attn_weights_q_naive'
+  | 'simple.attn_weights_q' | 'simple.context_vec_q'
+  | 'simple.attn_scores' | 'simple.attn_weights' | 'simple.all_context_vecs'
+  | 'v1.W_query' | 'v1.W_key' | 'v1.W_value' | 'v1.query_q' | 'v1.keys' | 'v1.values'
+  | 'v1.attn_score_qq' | 'v1.attn_scores_q' | 'v1.attn_weights_q' | 'v1.context_vec_q'
+  | 'v1.context_vecs' | 'v1_from_v2.context_vecs'
+  | 'W_query' | 'W_key' | 'W_value' | 'b_query' | 'b_key' | 'b_value'
+  | 'queries' | 'keys' | 'values' | 'attn_scores' | 'attn_weights' | 'context_vec'
+  | 'mask_simple' | 'masked_simple' | 'row_sums' | 'masked_simple_norm'
+  | 'mask' | 'masked' | 'attn_weights_causal' | 'dropout_example' | 'attn_weights_dropped'
+  | 'batch' | 'ca.W_query' | 'ca.W_key' | 'ca.W_value' | 'ca.b_query' | 'ca.b_key' | 'ca.b_value'
+  | 'context_vecs'
+  | 'mhaw.W_query' | 'mhaw.W_key' | 'mhaw.W_value' | 'mhaw.b_query' | 'mhaw.b_key' | 'mhaw.b_value'
+  | 'mhaw.context_vecs'
+  | 'mha.W_query' | 'mha.W_key' | 'mha.W_value' | 'mha.b_query' | 'mha.b_key' | 'mha.b_value'
+  | 'mha.out_proj.weight' | 'mha.out_proj.bias' | 'mha.queries' | 'mha.keys' | 'mha.values'
+  | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs';
+
+export interface RunOptions {
+  /** Compute only what these stages need and return only them (walkthrough order). An
+   *  unknown id, or an mha.* stage when num_heads does not divide d_out, throws. */
+  stages?: StageId[];
+  /** Start from a preset's configuration (`config`'s keys win) and, without `stages`, show
+   *  its stages. */
+  preset?: string;
+}
+
 export interface Api {
   /** Every stage's facts, in walkthrough order. */
   readonly stages: readonly StageInfo[];
@@ -125,7 +174,9 @@ export interface Api {
   /** The row labels of n tokens when none are given. */
   defaultTokens(n: number): string[];
   /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config. */
-  run(config?: Config): Walkthrough;
+  run(config?: Config, options?: RunOptions): Walkthrough;
+  /** The core's presets by name. */
+  readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */
   readonly stageIds: readonly string[];
   /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */

@@ -12,7 +12,9 @@ namespace ca {
 struct Preset {
   const char* name;
   const char* description;
-  const char* config;  // JSON with the configuration's keys
+  // The configuration's keys, built as a document: the WebAssembly module links no JSON
+  // text parser (and so no strtod).
+  json::Value (*config)();
   // The stages it shows when none are asked for, comma-separated; "" for every stage.
   const char* stages;
 };

@@ -341,21 +341,26 @@ void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& ge
 
 }  // namespace
 
+std::string stages_error(const Config& config, const std::vector<std::string>& wanted) {
+  for (const std::string& id : wanted) {
+    if (find_stage(id) == nullptr) return "unknown stage \"" + id + "\"";
+  }
+  for (const std::string& id : wanted) {
+    if (part_of(id) == Part::Mha) return mha_error(config);
+  }
+  return "";
+}
+
 Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& wanted) {
   if (const std::string error = validate(config); !error.empty())
     throw std::invalid_argument(error);
-  const std::vector<std::string>& known = all_stage_ids();
+  if (const std::string error = stages_error(config, wanted); !error.empty())
+    throw std::invalid_argument(error);
   bool parts[5] = {wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty()};
-  for (const std::string& id : wanted) {
-    if (std::find(known.begin(), known.end(), id) == known.end())
-      throw std::invalid_argument("unknown stage \"" + id + "\"");
-    parts[static_cast<int>(part_of(id))] = true;
-  }
+  for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   const std::string mha_problem = mha_error(c);
-  if (!wanted.empty() && parts[static_cast<int>(Part::Mha)] && !mha_problem.empty())
-    throw std::invalid_argument(mha_problem);
   Builder out(w, c);
   Generator gen;
 

@@ -33,4 +33,8 @@ bool is_bias_stage(const std::string& id);
 // with every stage asked for, those stages are left out instead (as bias stages are).
 Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {});
 
+// "" when run_walkthrough(config, stages) would not throw for the stages (config valid), else
+// its message: the WebAssembly build checks first, as it cannot catch exceptions.
+std::string stages_error(const Config& config, const std::vector<std::string>& stages);
+
 }  // namespace ca

@@ -9,6 +9,7 @@
 #include <malloc.h>
 
 #include "config_json.hpp"
+#include "presets.hpp"
 #include "json.hpp"
 #include "stages.hpp"
 #include "walkthrough.hpp"
@@ -77,15 +78,44 @@ val to_float32_array(const ca::Tensor& t) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
-// {config, stages: [{id, title, code, shape, data}]} or {error}
-val run(const val& config) {
+// {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
+// preset: name}; the preset's configuration lies under `config`, its stages are the default.
+val run(const val& config, const val& options) {
   val result = val::object();
-  const ca::ParsedConfig parsed = ca::read_config(from_js(config, 0));
-  if (!parsed.error.empty()) {
-    result.set("error", parsed.error);
+  Value doc = from_js(config, 0);
+  std::vector<std::string> wanted;
+  const Value opts = from_js(options, 0);
+  for (const auto& [key, v] : opts.members) {
+    if (key == "preset") {
+      const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
+      if (p == nullptr) {
+        result.set("error", "unknown preset " + (v.kind == Value::Kind::String ? ca::json::quote(v.text) : std::string("(not a string)")));
+        return result;
+      }
+      if (doc.kind == Value::Kind::Null) doc.kind = Value::Kind::Object;
+      if (doc.kind == Value::Kind::Object) doc = ca::with_preset(*p, doc);
+      if (wanted.empty()) wanted = ca::preset_stages(*p);
+    }
+  }
+  for (const auto& [key, v] : opts.members) {
+    if (key != "stages") continue;
+    wanted.clear();
+    for (const Value& id : v.items) {
+      if (id.kind != Value::Kind::String) {
+        result.set("error", std::string("\"stages\" must be an array of stage ids"));
+        return result;
+      }
+      wanted.push_back(id.text);
+    }
+  }
+  const ca::ParsedConfig parsed = ca::read_config(doc);
+  std::string error = parsed.error;
+  if (error.empty()) error = ca::stages_error(parsed.config, wanted);
+  if (!error.empty()) {
+    result.set("error", error);
     return result;
   }
-  const ca::Walkthrough w = ca::run_walkthrough(parsed.config);
+  const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
   val stages = val::array();
   for (std::size_t i = 0; i < w.stages.size(); ++i) {
     const ca::Stage& s = w.stages[i];
@@ -122,6 +152,24 @@ val default_tokens(int n) {
   return out;
 }
 
+// [{name, description, config, stages}] from the core's table.
+val presets() {
+  val out = val::array();
+  int i = 0;
+  for (const ca::Preset& p : ca::presets()) {
+    val item = val::object();
+    item.set("name", std::string(p.name));
+    item.set("description", std::string(p.description));
+    item.set("config", to_js(p.config()));
+    val ids = val::array();
+    const std::vector<std::string> stages = ca::preset_stages(p);
+    for (std::size_t k = 0; k < stages.size(); ++k) ids.set(k, stages[k]);
+    item.set("stages", ids);
+    out.set(i++, item);
+  }
+  return out;
+}
+
 std::size_t heap_in_use() { return mallinfo().uordblks; }
 
 std::size_t memory_bytes() { return emscripten_get_heap_size(); }
@@ -132,6 +180,7 @@ EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
+  emscripten::function("presets", &presets);
   emscripten::function("defaultTokens", &default_tokens);
   emscripten::function("heapInUse", &heap_in_use);
   emscripten::function("memoryBytes", &memory_bytes);

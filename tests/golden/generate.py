@@ -833,6 +833,31 @@ def check_book_mkl(stages):
     assert torch.equal(d["dropout_example"], e), d["dropout_example"]
 
 
+GPT2_PATH = os.path.join(HERE, "gpt2.json")
+GPT2_ROWS = [0, 1, 511, 1023]
+
+
+def write_gpt2():
+    """Exercise 3.3 (the CLI's --preset gpt2): samples of MultiHeadAttention(768, 768, 1024,
+    0.0, num_heads=12) on torch.manual_seed(123); torch.randn(1024, 768), stacked twice.
+    {"config", "rows", "stages": {id: flat data}}; context_vecs: batch 0's rows GPT2_ROWS."""
+    config = {"inputs": {"randn": [1024, 768], "seed": 123}, "d_out": 768, "num_heads": 12, "context_length": 1024}
+    with torch.no_grad():
+        torch.manual_seed(123)
+        X = torch.randn(1024, 768)
+        batch = torch.stack((X, X), dim=0)
+        torch.manual_seed(123)
+        mha = MultiHeadAttention(768, 768, 1024, 0.0, 12)
+        out = mha(batch)
+        assert bits_equal(out[0], out[1])
+    doc = {"torch": torch.__version__, "config": config, "rows": GPT2_ROWS,
+           "stages": {"mha.W_query": flat(mha.W_query.weight[:2]), "mha.out_proj.weight": flat(mha.out_proj.weight[-2:]),
+                      "mha.out_proj.bias": flat(mha.out_proj.bias),
+                      "mha.context_vecs": flat(out[0, GPT2_ROWS])}}
+    with open(GPT2_PATH, "w", encoding="utf-8") as f:
+        f.write(dumps(doc) + "\n")
+
+
 def main():
     torch.set_num_threads(1)
     cap = cpu_capability()
@@ -873,6 +898,7 @@ def main():
     torch.manual_seed(123)
     assert bits_equal(results["randn_6x3_seed_123"][0][1], torch.randn(6, 3))
 
+    write_gpt2()
     n, size = write_rng()
     print(f"{len(CASES)} cases, {total} bytes in {os.path.relpath(CASES_DIR)}; "
           f"rng.json: {n} entries, {size} bytes; torch {torch.__version__}, {cap}")

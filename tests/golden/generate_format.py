@@ -43,6 +43,13 @@ CASES = {
     "summarized_3d": torch.randn(2, 32, 32),
     "summarized_column": torch.randn(1200, 1),
     "large_ints": torch.tensor([[123456.0, -7.0]]),
+    # chapter 3: the 0-D score, 4-D heads, masked 4-D, a summarised 4-D tensor
+    "scalar_0d": torch.tensor(1.8524),
+    "scalar_0d_negative_sci": torch.tensor(-1.5e-6),
+    "scalar_0d_int": torch.tensor(3.0),
+    "heads_4d": torch.randn(2, 2, 3, 1),
+    "heads_4d_masked": torch.randn(2, 2, 3, 3).masked_fill(torch.triu(torch.ones(3, 3), diagonal=1).bool(), -math.inf),
+    "summarized_4d": torch.randn(2, 12, 16, 16),
 }
 
 out = [

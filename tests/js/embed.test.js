@@ -111,20 +111,28 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   await page.waitForFunction(() => document.querySelector('#w').dataset.state === 'ready');
   assert.equal(await cell(1, 0), '0.5517');
   assert.equal(await error(), '');
+  // The chapter's new stages: a 4-D table per (batch, head), picked with a select; the 0-D score.
+  await set('stages', 'mha.context_vecs,v1.attn_score_qq,mha.attn_weights');
+  await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 3);
+  assert.deepEqual((await widgetStages(page)).w, ['mha.context_vecs', 'v1.attn_score_qq', 'mha.attn_weights']);
+  assert.equal(await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[data-stage="v1.attn_score_qq"] td').textContent), '1.8524');
+  assert.equal(await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[data-stage="mha.context_vecs"] td').textContent), '0.3190');
+  await page.locator('#w [data-stage="mha.attn_weights"] select').selectOption('1'); // batch 0, head 1
+  assert.equal(await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[data-stage="mha.attn_weights"] td[data-row="1"][data-col="1"]').textContent), '0.5012');
   await set('stages', 'attn_weights_causal, nope');
   await page.waitForFunction(() => /unknown stage "nope"/.test(document.querySelector('#w').shadowRoot.querySelector('.err').textContent));
   await set('stages', 'context_vecs,mask');
   await page.waitForFunction(() => document.querySelector('#w').dataset.state === 'ready');
   assert.deepEqual((await widgetStages(page)).w, ['context_vecs', 'mask']);
   await set('stages', null); // every stage
-  await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 24);
+  await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 60);
   // controls: none, compact, full; the form follows the attribute.
   const fields = () => page.evaluate(() => Array.from(document.querySelector('#w').shadowRoot.querySelectorAll('form [name]'), (e) => e.name));
   await set('controls', 'full');
   await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('form [name]').length > 4);
-  assert.deepEqual(await fields(), ['d_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length']);
+  assert.deepEqual(await fields(), ['query_token', 'seed_v1', 'd_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length', 'num_heads']);
   await page.locator('#w input[name=qkv_bias]').check();
-  await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 30);
+  await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 72);
   await set('controls', 'compact');
   await page.waitForFunction(() => document.querySelector('#w').shadowRoot.querySelectorAll('form [name]').length === 4);
   await set('controls', 'none');
@@ -295,7 +303,7 @@ test('the page\'s Embed button copies a snippet that shows the stage with the cu
   await page.goto(s.url);
   await page.waitForSelector('html[data-ready="1"]');
   assert.match((await exportDetail(page, null, 'masked', 'embed')).text, /<causal-attention-demo stages="masked" preset="book">/);
-  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 24);
+  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 60);
   assert.deepEqual([...problems, ...pasted.problems], []);
   await pasted.page.close();
   await page.close();

@@ -11,7 +11,7 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, ready, cells, web } = require('./browser');
-const { runCli, cli } = require('./support');
+const { runCli, cli, loadApi } = require('./support');
 
 const build = path.dirname(web);
 const BOOK_TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
@@ -77,7 +77,8 @@ function fmt(v) {
 /** The CLI's stages as the page's tables: [{id, tables: [rows of text]}]. */
 function expected(native) {
   return native.stages.map((s) => {
-    const sh = s.shape, C = sh[sh.length - 1], R = sh.length === 1 ? 1 : sh[sh.length - 2], B = sh.length === 3 ? sh[0] : 1;
+    // 0-D: one value; 3-D: one table per matrix; 4-D: the first (batch, head) is shown.
+    const sh = s.shape, C = sh.length ? sh[sh.length - 1] : 1, R = sh.length < 2 ? 1 : sh[sh.length - 2], B = sh.length === 3 ? sh[0] : 1;
     const tables = [];
     for (let b = 0; b < B; b++) {
       const rows = [];
@@ -113,7 +114,7 @@ pageTest('served and from file://: the book\'s numbers, every stage, token heade
   const native = runCli({});
   const ids = spawnSync(cli, ['--list-stages'], { encoding: 'utf8' }).stdout.trim().split('\n')
     .filter((id) => !/(^|\.)b_/.test(id));
-  assert.equal(ids.length, 24);
+  assert.equal(ids.length, 60);
   for (const url of [server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
     const page = await open(url);
     assert.deepEqual(await page.$$eval('div.stage', (d) => d.map((e) => e.dataset.stage)), ids, url);
@@ -134,7 +135,7 @@ pageTest('served and from file://: the book\'s numbers, every stage, token heade
       const c = e.querySelector('caption');
       return [c.querySelector('.ti').textContent, c.querySelector('.sh').textContent, c.querySelector('code').textContent];
     }));
-    assert.deepEqual(caps, native.stages.map((s) => [s.title, ` (${s.shape.join(', ')})`, s.code]));
+    assert.deepEqual(caps, native.stages.map((s) => [s.title, s.shape.length ? ` (${s.shape.join(', ')})` : ' (a 0-D scalar)', s.code]));
 
     // Token labels head the rows of token-indexed tables and the columns of token × token ones.
     for (const id of ['inputs', 'queries', 'attn_scores', 'attn_weights_causal', 'context_vec']) {
@@ -283,7 +284,7 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
     qkv_bias: true, scale: false, rng: 'mkl',
   });
   const state = await snapshot(page);
-  assert.equal(state.stages.length, 30, 'bias stages shown');
+  assert.equal(state.stages.length, 57, 'bias stages shown, MultiHeadAttention not (d_out 3, 2 heads)');
   const native = runCli(config);
   assert.deepEqual(await shown(page), expected(native), 'the edited state equals the CLI');
 
@@ -472,5 +473,26 @@ pageTest('screenshots: the book, and mkl in dark mode on a phone', async (open) 
     const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
     assert.equal(w, opts.viewport ? 360 : 1280, `${name} width`);
     assert.ok(h > 740, `${name} is the full page (${w}x${h})`);
+  }
+});
+
+pageTest('the contents list every section and stage in chapter order; links keep the settings', async (open) => {
+  const page = await open(server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })));
+  const api = await loadApi();
+  const toc = await page.$$eval('#toc-list > li', (items) => items.map((li) => [li.querySelector('a').getAttribute('href'),
+    Array.from(li.querySelectorAll(':scope > ol a'), (a) => a.getAttribute('href'))]));
+  assert.deepEqual(toc, api.sections.map((s) => ['#' + s.id,
+    api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#stage-' + st.id)]));
+  assert.deepEqual(api.sections.map((s) => s.number), ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5', '3.5.1', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2']);
+  await page.click('#toc summary');
+  await page.click('a[href="#stage-mha.queries"]');
+  await page.waitForFunction(() => Math.abs(document.getElementById('stage-mha.queries').getBoundingClientRect().top) < 2);
+  assert.deepEqual(await hashConfig(page), { num_heads: 1 });
+  assert.equal(await page.locator('#stage-mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
+  for (const id of ['s3', 'stage-mha.attn_weights']) { // the anchors of the book's sections and stages
+    await page.goto(server.url + '#' + id);
+    await page.waitForSelector('html[data-ready="1"]');
+    await page.waitForFunction((i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2, id);
+    assert.equal(await page.locator('#status').textContent(), '');
   }
 });

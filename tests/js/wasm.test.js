@@ -12,8 +12,9 @@ test('load() caches its promise', async () => {
   const ns = require(CA);
   assert.equal(ns.load(), ns.load());
   const api = await ns.load();
-  assert.deepEqual(api.stageIds.slice(0, 4), ['inputs', 'W_query', 'W_key', 'W_value']);
-  assert.equal(api.stageIds.at(-1), 'context_vecs');
+  assert.deepEqual(api.stageIds.slice(0, 3), ['inputs', 'simple.attn_scores_q', 'simple.attn_weights_q_tmp']);
+  assert.equal(api.stageIds.at(-1), 'mha.context_vecs');
+  assert.deepEqual(Object.keys(api.presets), ['book', 'gpt2']);
 });
 
 test('every golden configuration equals PyTorch', async (t) => {
@@ -60,10 +61,11 @@ test('stages equal the native CLI\'s JSON', async (t) => {
       compared++;
       const n = value(native.stages[k].data[i]);
       if (sameBits(v, n)) identical++;
-      else assert.ok(Math.abs(v - n) <= 1e-6 * Math.max(1, Math.abs(n)), `${g.name} ${s.id}[${i}]`);
+      else assert.fail(`${g.name} ${s.id}[${i}]: wasm ${v}, native ${n}`);
     }));
   }
   t.diagnostic(`${compared} values compared with the CLI, ${identical} bit-identical`);
+  assert.equal(identical, compared);
 });
 
 test('invalid configurations throw the CLI\'s message and the module keeps working', async () => {
@@ -82,15 +84,28 @@ test('invalid configurations throw the CLI\'s message and the module keeps worki
   }
   assert.throws(() => api.run([1, 2]), /the configuration must be a JSON object \(got an array\)/);
   assert.throws(() => api.run({ inputs: [[NaN]] }), /not a finite float32 number/);
-  assert.equal(api.run({}).stages.length, 24);
+  assert.equal(api.run({}).stages.length, 60);
+  // MultiHeadAttention's divisibility, asked for through the stages option, and unknown ids.
+  for (const [config, stages] of [[{ d_out: 3 }, ['mha.context_vecs']], [{}, ['nope']]]) {
+    const native = runCli(config, ['--stage', stages[0]]);
+    assert.equal(native.code, 2);
+    if (stages[0] !== 'nope') {
+      assert.throws(() => api.run(config, { stages }), (e) => e.message === native.stderr.trim().replace(/^causal-attention: /, ''));
+    } else {
+      assert.throws(() => api.run(config, { stages }), /unknown stage "nope"/);
+    }
+  }
+  assert.throws(() => api.run({}, { preset: 'gpt3' }), /unknown preset "gpt3"/);
+  assert.deepEqual(api.run({}, { stages: ['mha.context_vecs', 'inputs'] }).stages.map((s) => s.id), ['inputs', 'mha.context_vecs']);
 });
 
 test('bigint seeds are exact beyond 2^53', async () => {
   const api = await loadApi();
   const native = runCli('{"seed_weights": 18446744073709551615}');
   const w = api.run({ seed_weights: 18446744073709551615n });
-  assert.deepEqual(Array.from(w.stages[1].data), native.stages[1].data.map(Math.fround));
-  assert.notDeepEqual(Array.from(api.run({ seed_weights: 2 ** 64 - 2048 }).stages[1].data), Array.from(w.stages[1].data));
+  const wq = (r) => r.stages.find((s) => s.id === 'W_query').data;
+  assert.deepEqual(Array.from(wq(w)), wq(native).map(Math.fround));
+  assert.notDeepEqual(Array.from(wq(api.run({ seed_weights: 2 ** 64 - 2048 }))), Array.from(wq(w)));
 });
 
 test('stage data are copies owned by JS, not views of wasm memory', async () => {

@@ -14,6 +14,10 @@
 
   function wrap(m) {
     var ids = Object.freeze(m.stageIds()), table = freeze(m.stageTable()), info = {};
+    var presets = {};
+    m.presets().forEach(function (p) { presets[p.name] = p; });
+    presets = freeze(presets);
+    ns.presets = presets;
     table.stages.forEach(function (s) { info[s.id] = s; });
     // The facts of a stage for the renderers (lib/render.js), set once the module is loaded.
     ns.info = function (id) { return info[id]; };
@@ -26,8 +30,11 @@
       limits: table.limits,
       defaults: table.defaults,
       defaultTokens: function (n) { return m.defaultTokens(n); },
-      run: function (config) {
-        var r = m.run(config === undefined ? {} : config);
+      presets: presets,
+      // options: {stages: [ids]} computes only what those stages need; {preset: name} starts
+      // from a preset's configuration (and its stages).
+      run: function (config, options) {
+        var r = m.run(config === undefined ? {} : config, options === undefined ? {} : options);
         if (r.error !== undefined) throw new Error(r.error);
         return r;
       },

@@ -11,11 +11,10 @@
   'use strict';
   if (typeof HTMLElement === 'undefined' || typeof customElements === 'undefined') return; // Node
   var R = CA.render;
-  var PRESETS = { book: {} };
   // The settings each `controls` level offers; rng is a choice, the booleans checkboxes.
   var CONTROLS = {
     compact: ['d_out', 'dropout', 'rng', 'train'],
-    full: ['d_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length']
+    full: ['query_token', 'seed_v1', 'd_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length', 'num_heads']
   };
   var BOOLS = { qkv_bias: 1, scale: 1, train: 1 };
 
@@ -66,9 +65,10 @@
       if (json) {
         base = JSON.parse(json);
         if (!base || base.constructor !== Object) throw new Error('the config attribute must be a JSON object');
-      } else if (preset) {
-        if (!PRESETS.hasOwnProperty(preset)) throw new Error('unknown preset "' + preset + '" (known: book)');
-        base = PRESETS[preset];
+      } else if (preset) { // the core's table (CausalAttention.presets, set when the module loaded)
+        var presets = CA.presets || {};
+        if (!presets.hasOwnProperty(preset)) throw new Error('unknown preset "' + preset + '" (known: ' + Object.keys(presets).join(', ') + ')');
+        base = presets[preset].config;
       }
       return Object.assign({}, base, this.edits);
     }
@@ -87,10 +87,15 @@
     render(api, fromControls) {
       var doc = this.ownerDocument, wt, ids, unknown;
       try {
-        wt = api.run(this.config());
         ids = (this.getAttribute('stages') || '').split(',').map(function (s) { return s.trim(); }).filter(Boolean);
         unknown = ids.filter(function (id) { return api.stageIds.indexOf(id) < 0; });
         if (unknown.length) throw new Error('unknown stage "' + unknown[0] + '" (known: ' + api.stageIds.join(', ') + ')');
+        // A preset with its own stages (gpt2, exercise 3.3) computes only the stages shown; the
+        // others run whole, so that explanations find the stages they refer to.
+        var preset = !this.getAttribute('config') && api.presets[this.getAttribute('preset')];
+        var partial = preset && preset.stages.length > 0;
+        if (!ids.length && partial) ids = preset.stages.slice();
+        wt = api.run(this.config(), partial ? { stages: ids } : {});
       } catch (e) {
         this.error.textContent = e.message; // the tables keep the last good configuration
         this.dataset.state = 'error';

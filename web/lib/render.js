@@ -36,10 +36,11 @@
     }
     return wt._by;
   }
-  /** Element [batch, row, col] of a stage (1-D stages: col only; 2-D: row, col). */
+  /** Element [batch, row, col] of a stage (0-D: the value; 1-D: col only; 2-D: row, col;
+   *  3-D and 4-D: `batch` counts the matrices of the leading dims, b·H + h for (B, H, T, X)). */
   function at(wt, id, batch, row, col) {
     var s = byId(wt)[id], shape = s.shape, rank = shape.length;
-    return s.data[rank === 1 ? col : rank === 2 ? row * shape[1] + col : (batch * shape[1] + row) * shape[2] + col];
+    return s.data[rank === 0 ? 0 : rank === 1 ? col : rank === 2 ? row * shape[1] + col : (batch * shape[rank - 2] + row) * shape[rank - 1] + col];
   }
   function maxDiff(a, b) {
     for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
@@ -53,22 +54,35 @@
   }
   /** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
    *  '' (an unlabelled row), or a feature index. */
-  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' || axis === 'bias' || !axis ? axis : String(i); }
+  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' || axis === 'bias' ? axis : !axis ? null : String(i); }
   // The table's corner: what its rows and columns are.
   function corner(info) {
-    return info.rows + info.cols === 'toktok' ? 'query \\ key' : (info.rows === 'tok' ? 'token' : info.rows) + ' \\ ' + info.cols;
+    return info.rows + info.cols === 'toktok' ? 'query \\ key' : (info.rows === 'tok' ? 'token' : info.rows) + ' \\ ' + (info.cols === 'tok' ? 'token' : info.cols);
+  }
+  /** What the matrices of a 3-D or 4-D stage are: ["batch"] (B, T, X), ["head"] (H, X, Y) for
+   *  the wrapper's stacked weights, ["batch", "head"] (B, H, T, X). */
+  function leading(st) {
+    var info = CA.info(st.id);
+    return st.shape.length === 4 ? ['batch', 'head'] : st.shape.length === 3 ? [info.kind === 'weights' ? 'head' : 'batch'] : [];
+  }
+  /** The name of matrix k of a stage, e.g. "mha.attn_weights[1, 0]: batch element 1, head 0". */
+  function part(st, k) {
+    var names = leading(st), H = st.shape.length === 4 ? st.shape[1] : 1, idx = names.length === 2 ? [Math.floor(k / H), k % H] : [k];
+    return st.id + '[' + idx.join(', ') + ']: ' + names.map(function (n, d) { return (n === 'batch' ? 'batch element ' : 'head ') + idx[d]; }).join(', ');
   }
   function isDropout(id) { return !!CA.info(id).dropout; }
 
-  /** The rows × cols matrix a table shows (batch element `batch` of a 3-D stage), with its labels. */
+  /** The rows × cols matrix a table shows (matrix `batch` of the leading dims of a 3-D or 4-D
+   *  stage), with its labels. */
   function matrix(st, wt, batch) {
     var shape = st.shape, rank = shape.length, info = CA.info(st.id), cfg = wt.config;
-    var rows = rank === 1 ? 1 : shape[rank - 2], cols = shape[rank - 1], offset = rank === 3 ? batch * rows * cols : 0;
+    var rows = rank < 2 ? 1 : shape[rank - 2], cols = rank ? shape[rank - 1] : 1, offset = rank > 2 ? batch * rows * cols : 0;
     return {
       rows: rows, cols: cols, corner: corner(info),
       value: function (i, j) { return st.data[offset + i * cols + j]; },
-      rowLabel: function (i) { return label(info.rows, i, cfg); },
-      colLabel: function (j) { return label(info.cols, j, cfg); }
+      // No row axis (a vector, a scalar): the row is named after the stage.
+      rowLabel: function (i) { var l = label(info.rows, i, cfg); return l === null ? st.id.replace(/^[^.]*\./, '') : l; },
+      colLabel: function (j) { var l = label(info.cols, j, cfg); return l === null ? '' : l; }
     };
   }
 
@@ -80,23 +94,26 @@
     return say;
   }
 
-  function table(doc, st, wt, info, batch, subtitle, opts) {
+  function table(doc, st, wt, info, batch, subtitle, opts, full) {
     var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
     var heat = info.kind === 'probabilities', causal = info.causal;
     var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
-    if (!batch) {
+    if (!batch || full) {
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
-      head.appendChild(el(doc, 'span', 'sh', ' (' + st.shape.join(', ') + ')'));
+      head.appendChild(el(doc, 'span', 'sh', st.shape.length ? ' (' + st.shape.join(', ') + ')' : ' (a 0-D scalar)'));
       if (info.note) cap.appendChild(el(doc, 'span', 'nt', info.note));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
     if (subtitle) cap.appendChild(el(doc, 'span', 'sub', subtitle));
     if (shown < m.rows || shownCols < m.cols) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + shown + ' × ' + shownCols + ' of ' + m.rows + ' × ' + m.cols + '.'));
-    var tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
-    tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
-    for (var j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
+    var scalar = !st.shape.length, tr, j; // a 0-D stage: the value alone, no axes
+    if (!scalar) {
+      tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
+      tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
+      for (j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
+    }
     var body = t.appendChild(el(doc, 'tbody'));
     for (var i = 0; i < shown; i++) {
       tr = body.appendChild(el(doc, 'tr'));
@@ -106,7 +123,7 @@
         var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
         td.dataset.row = i;
         td.dataset.col = j;
-        if (st.shape.length === 3) td.dataset.batch = batch;
+        if (st.shape.length > 2) td.dataset.batch = batch;
         td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
         if (say) td.setAttribute('aria-label', say);
         if (masked) cls += ' m';
@@ -128,7 +145,7 @@
   // the embed snippet of the stage.
   var EXPORTS = [['markdown', 'Markdown'], ['latex', 'LaTeX'], ['csv', 'CSV'], ['torch', 'torch'], ['png', 'PNG']];
   function tools(doc, st, batch, withEmbed) {
-    var bar = el(doc, 'div', 'tools'), name = st.id + (st.shape.length === 3 ? '[' + batch + ']' : '');
+    var bar = el(doc, 'div', 'tools'), name = st.shape.length > 2 ? part(st, batch).split(':')[0] : st.id;
     bar.setAttribute('role', 'group');
     bar.setAttribute('aria-label', 'Export ' + name);
     bar.appendChild(el(doc, 'span', '', 'Export:'));
@@ -148,9 +165,21 @@
     opts = opts || {};
     var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
     box.dataset.stage = st.id;
-    if (st.shape.length === 3) {
+    if (st.shape.length === 4) {
+      // One (batch item, head) at a time, picked with a select: B·H tables would be a wall.
+      var pick = el(doc, 'select'), slot = el(doc, 'div'), label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head '));
+      for (var k = 0; k < st.shape[0] * st.shape[1]; k++) pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
+      label.appendChild(pick);
+      var showPick = function () {
+        var k = +pick.value;
+        slot.replaceChildren(table(doc, st, wt, info, k, part(st, k), opts, true), tools(doc, st, k, opts.embed && !k));
+      };
+      pick.addEventListener('change', showPick);
+      showPick();
+      box.appendChild(slot);
+    } else if (st.shape.length === 3) {
       for (var b = 0; b < batches; b++) {
-        box.appendChild(table(doc, st, wt, info, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
+        box.appendChild(table(doc, st, wt, info, b, part(st, b), opts));
         box.appendChild(tools(doc, st, b, opts.embed && !b));
       }
     } else {
@@ -281,5 +310,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId, part: part };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

@@ -28,6 +28,7 @@
     '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}',
     '.scroll{overflow-x:auto;container-type:inline-size}',
     '.stage{margin:1rem 0 1.5rem}.ca .stage{margin:.5rem 0}',
+    '.pick{display:block;margin:.2rem 0;font-size:.85rem}.pick select{margin-left:.3rem}',
     '.t{border-collapse:collapse;margin-bottom:.3rem;font:var(--mono);font-variant-numeric:tabular-nums}',
     '.t caption{text-align:left;font:.9rem/1.4 system-ui,sans-serif;padding-bottom:.35rem;contain:inline-size}',
     '.t caption>*{display:block;width:min(44rem,100cqw)}',
