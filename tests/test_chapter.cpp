@@ -91,10 +91,10 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
     all += counts.second;
     report += "\n  " + id + ": " + std::to_string(counts.first) + " / " + std::to_string(counts.second);
   }
-  // Every stage PyTorch computes without exp or a reduction tree: equal in full. Softmax
-  // (SLEEF's exp, vectorised sums), sum() and what follows them differ by a few ulps.
+  // Every stage PyTorch computes without exp: equal in full (sum() follows ATen's reduction
+  // order). Softmax (SLEEF's exp, vectorised sums) and what follows it differ by a few ulps.
   for (const char* id :
-       {"simple.attn_scores_q", "simple.attn_scores", "v1.W_query", "v1.W_key", "v1.W_value",
+       {"simple.attn_scores_q", "simple.attn_weights_q_tmp", "simple.attn_scores", "v1.W_query", "v1.W_key", "v1.W_value",
         "v1.query_q", "v1.keys", "v1.values", "v1.attn_score_qq", "v1.attn_scores_q",
         "mhaw.W_query", "mhaw.W_key", "mhaw.W_value", "mhaw.b_query", "mhaw.b_key", "mhaw.b_value",
         "mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value",
@@ -105,9 +105,9 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
     CHECK(per_stage[id].first == per_stage[id].second);
   }
   // The exact count: a change of summation order anywhere moves it.
-  CHECK(identical == 205295);
+  CHECK(identical == 205854);
   CHECK(all == 235667);
-  CHECK(worst < 9e-7);
+  CHECK(worst < 4.5e-7);
   WARN("new stages: " << identical << " of " << all << " values bit-identical; largest difference "
                       << worst << " x max(1, |value|) at " << worst_at << report);
 }
