@@ -110,8 +110,13 @@ export interface Limits {
   max_dim: number;
   /** Bytes of one token label. */
   max_token_length: number;
-  /** Rows and columns a table shows before it is cut. */
+  /** Rows and columns a table shows; bigger stages are drawn as a heatmap. */
   max_shown: number;
+}
+
+export interface RunOptions {
+  /** The ids of the stages to return, e.g. ['attn_weights_causal']; default: every stage. */
+  stages?: readonly string[];
 }
 
 export interface Api {
@@ -124,8 +129,10 @@ export interface Api {
   readonly defaults: { randn_seed: number };
   /** The row labels of n tokens when none are given. */
   defaultTokens(n: number): string[];
-  /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config. */
-  run(config?: Config): Walkthrough;
+  /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config.
+   *  With `options.stages`, only those stages are returned (in walkthrough order; unknown or
+   *  absent ids are skipped): only their data is copied out of WebAssembly memory. */
+  run(config?: Config, options?: RunOptions): Walkthrough;
   /** Every stage id in walkthrough order, bias stages included. */
   readonly stageIds: readonly string[];
   /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */

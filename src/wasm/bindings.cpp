@@ -8,6 +8,10 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "config_json.hpp"
 #include "json.hpp"
 #include "stages.hpp"
@@ -77,8 +81,22 @@ val to_float32_array(const ca::Tensor& t) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
-// {config, stages: [{id, title, code, shape, data}]} or {error}
-val run(const val& config) {
+// The ids of options.stages (an array of strings), or none when options has no `stages`:
+// then every stage is wanted.
+bool wanted_ids(const val& options, std::vector<std::string>& ids) {
+  if (options.isUndefined() || options.isNull()) return false;
+  const val list = options["stages"];
+  if (list.isUndefined() || !list.isArray()) return false;
+  const unsigned n = list["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    if (list[i].typeOf().as<std::string>() == "string") ids.push_back(list[i].as<std::string>());
+  }
+  return true;
+}
+
+// {config, stages: [{id, title, code, shape, data}]} or {error}. With options.stages, only
+// those stages cross into JS (a T = 1024 walkthrough is ~40 MB, the page shows a few MB).
+val run(const val& config, const val& options) {
   val result = val::object();
   const ca::ParsedConfig parsed = ca::read_config(from_js(config, 0));
   if (!parsed.error.empty()) {
@@ -86,9 +104,12 @@ val run(const val& config) {
     return result;
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config);
+  std::vector<std::string> ids;
+  const bool some = wanted_ids(options, ids);
   val stages = val::array();
-  for (std::size_t i = 0; i < w.stages.size(); ++i) {
+  for (std::size_t i = 0, out = 0; i < w.stages.size(); ++i) {
     const ca::Stage& s = w.stages[i];
+    if (some && std::find(ids.begin(), ids.end(), s.id) == ids.end()) continue;
     val shape = val::array();
     for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
     val stage = val::object();
@@ -97,7 +118,7 @@ val run(const val& config) {
     stage.set("code", s.code);
     stage.set("shape", shape);
     stage.set("data", to_float32_array(s.tensor));
-    stages.set(i, stage);
+    stages.set(out++, stage);
   }
   result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);

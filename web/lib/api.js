@@ -26,8 +26,9 @@
       limits: table.limits,
       defaults: table.defaults,
       defaultTokens: function (n) { return m.defaultTokens(n); },
-      run: function (config) {
-        var r = m.run(config === undefined ? {} : config);
+      // options.stages: the ids of the stages to copy into JS (default: all).
+      run: function (config, options) {
+        var r = m.run(config === undefined ? {} : config, options || {});
         if (r.error !== undefined) throw new Error(r.error);
         return r;
       },
