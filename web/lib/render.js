@@ -2,7 +2,6 @@
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 (function (CA) {
   'use strict';
-  var MAX_SHOWN = 32; // rows/columns shown per table: bigger tensors are cut, with a note
 
   /** A number as the tables show it: 4 decimals, like PyTorch's print. */
   function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
@@ -36,10 +35,11 @@
     }
     return wt._by;
   }
-  /** Element [batch, row, col] of a stage (1-D stages: col only; 2-D: row, col). */
+  /** Element [batch, row, col] of a stage (1-D stages: col only; 2-D: row, col; 4-D: batch is
+   *  the slice b·H + h). */
   function at(wt, id, batch, row, col) {
     var s = byId(wt)[id], shape = s.shape, rank = shape.length;
-    return s.data[rank === 1 ? col : rank === 2 ? row * shape[1] + col : (batch * shape[1] + row) * shape[2] + col];
+    return s.data[rank === 1 ? col : rank === 2 ? row * shape[1] + col : ((batch * shape[rank - 2]) + row) * shape[rank - 1] + col];
   }
   function maxDiff(a, b) {
     for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
@@ -60,16 +60,30 @@
   }
   function isDropout(id) { return !!CA.info(id).dropout; }
 
-  /** The rows × cols matrix a table shows (batch element `batch` of a 3-D stage), with its labels. */
+  function maxShown() { return (CA.limits && CA.limits.max_shown) || 32; }
+
+  /** The rows × cols matrix of slice `batch` of a stage (3-D: a batch element; 4-D: batch
+   *  element and head, flattened as b·H + h), with its labels. */
   function matrix(st, wt, batch) {
     var shape = st.shape, rank = shape.length, info = CA.info(st.id), cfg = wt.config;
-    var rows = rank === 1 ? 1 : shape[rank - 2], cols = shape[rank - 1], offset = rank === 3 ? batch * rows * cols : 0;
+    var rows = rank === 1 ? 1 : shape[rank - 2], cols = shape[rank - 1], offset = rank > 2 ? (batch || 0) * rows * cols : 0;
     return {
       rows: rows, cols: cols, corner: corner(info),
       value: function (i, j) { return st.data[offset + i * cols + j]; },
       rowLabel: function (i) { return label(info.rows, i, cfg); },
       colLabel: function (j) { return label(info.cols, j, cfg); }
     };
+  }
+  /** How many slices (tables) a stage has: the product of its dimensions before the last two. */
+  function sliceCount(st) {
+    for (var n = 1, d = 0; d < st.shape.length - 2; d++) n *= st.shape[d];
+    return n;
+  }
+  // The name of slice k, e.g. "context_vecs[1]" or "mha.attn_weights[0, 3]", and its subtitle.
+  function sliceName(st, k) {
+    var lead = st.shape.slice(0, -2), idx = [];
+    for (var d = lead.length - 1; d >= 0; d--) { idx.unshift(k % lead[d]); k = Math.floor(k / lead[d]); }
+    return { name: st.id + (idx.length ? '[' + idx.join(', ') + ']' : ''), sub: !idx.length ? '' : st.id + '[' + idx.join(', ') + ']: batch element ' + (idx[0] + 1) + ' of ' + lead[0] + (idx.length > 1 ? ', head ' + (idx[1] + 1) + ' of ' + lead[1] : '') };
   }
 
   // What a screen reader should say for the cells whose meaning is in their look.
@@ -80,55 +94,121 @@
     return say;
   }
 
-  function table(doc, st, wt, info, batch, subtitle, opts) {
-    var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var heat = info.kind === 'probabilities', causal = info.causal;
-    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
-    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
-    if (!batch) {
+  /** A cell's look from its value: text, shading, markers, its spoken label. Touches only what
+   *  changed, and keeps the highlight classes (sel, hl) of a picked cell. */
+  function paint(td, x, masked, dropped, heat) {
+    var text = fmt(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
+    if (td.textContent !== text) td.textContent = text;
+    if (masked) cls += ' m';
+    if (dropped) cls += ' x';
+    if (x === -Infinity) cls += ' ni';
+    if (heat && x > 0) {
+      td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
+      cls += ' h';
+    } else if (list.contains('h')) td.style.removeProperty('--v');
+    if (list.contains('sel')) cls += ' sel';
+    if (list.contains('hl')) cls += ' hl';
+    if (td.className !== cls.slice(1)) td.className = cls.slice(1);
+    if (say) { if (td.getAttribute('aria-label') !== say) td.setAttribute('aria-label', say); } else if (td.hasAttribute('aria-label')) td.removeAttribute('aria-label');
+  }
+  // Sets a header's label (an empty one shows as ""; long ones are cut, whole in the title).
+  function setHeader(th, text) {
+    var shown = text || '""', cls = text ? '' : 'em';
+    if (th.textContent !== shown) th.textContent = shown;
+    if (th.className !== cls) th.className = cls;
+    if (text.length > 12) th.title = text; else if (th.title) th.removeAttribute('title');
+  }
+  function header(doc, text, scope) {
+    var th = el(doc, 'th');
+    th.scope = scope;
+    setHeader(th, text);
+    return th;
+  }
+
+  /** Fills a caption (or a heatmap's heading): title, shape, note and code on the first slice,
+   *  then the slice's subtitle. */
+  function caption(doc, cap, st, info, k, cut) {
+    var sub = cut ? '' : sliceName(st, k).sub;
+    if (!k && !cut) {
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
       head.appendChild(el(doc, 'span', 'sh', ' (' + st.shape.join(', ') + ')'));
       if (info.note) cap.appendChild(el(doc, 'span', 'nt', info.note));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
-    if (subtitle) cap.appendChild(el(doc, 'span', 'sub', subtitle));
-    if (shown < m.rows || shownCols < m.cols) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + shown + ' × ' + shownCols + ' of ' + m.rows + ' × ' + m.cols + '.'));
-    var tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
-    tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
-    for (var j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
-    var body = t.appendChild(el(doc, 'tbody'));
-    for (var i = 0; i < shown; i++) {
-      tr = body.appendChild(el(doc, 'tr'));
-      tr.appendChild(header(doc, m.rowLabel(i), 'row'));
-      for (j = 0; j < shownCols; j++) {
-        var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
-        var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
-        td.dataset.row = i;
-        td.dataset.col = j;
-        if (st.shape.length === 3) td.dataset.batch = batch;
-        td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
-        if (say) td.setAttribute('aria-label', say);
-        if (masked) cls += ' m';
-        if (dropped) cls += ' x';
-        if (x === -Infinity) cls += ' ni';
-        if (heat && x > 0) {
-          td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
-          cls += ' h';
-        }
-        if (cls) td.className = cls.slice(1);
+    if (sub) cap.appendChild(el(doc, 'span', 'sub', sub));
+    if (cut) cap.appendChild(el(doc, 'span', 'nt', cut));
+    return cap;
+  }
+
+  // Paints every value cell of table t from the stage (region: the part of the slice shown).
+  function fill(t, st, wt, info, batch, region) {
+    var m = matrix(st, wt, batch), heat = info.kind === 'probabilities', causal = info.causal;
+    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
+    var head = t.tHead.rows[0].cells, rows = t.tBodies[0].rows;
+    for (var j = 0; j < region.cols; j++) setHeader(head[j + 1], m.colLabel(region.c0 + j));
+    for (var r = 0; r < region.rows; r++) {
+      var cells = rows[r].cells, i = region.r0 + r;
+      setHeader(cells[0], m.rowLabel(i));
+      for (j = 0; j < region.cols; j++) {
+        var c = region.c0 + j, x = m.value(i, c), masked = causal && c > i;
+        paint(cells[j + 1], x, masked, pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + c] === 0), heat);
       }
     }
+  }
+
+  /** The table of a slice (or of a region {r0, c0, rows, cols} of it: the exact values under
+   *  a heatmap), its cells carrying their indices in the whole slice. */
+  function table(doc, st, wt, info, batch, opts, region) {
+    var m = matrix(st, wt, batch), whole = !region;
+    region = region || { r0: 0, c0: 0, rows: m.rows, cols: m.cols };
+    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    caption(doc, cap, st, info, batch, whole ? '' : sliceName(st, batch).name + ', rows ' + region.r0 + '–' + (region.r0 + region.rows - 1) + ', columns ' + region.c0 + '–' + (region.c0 + region.cols - 1));
+    t.dataset.dims = region.rows + 'x' + region.cols;
+    var tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
+    tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
+    for (var j = 0; j < region.cols; j++) tr.appendChild(header(doc, '', 'col'));
+    var body = t.appendChild(el(doc, 'tbody'));
+    for (var i = 0; i < region.rows; i++) {
+      tr = body.appendChild(el(doc, 'tr'));
+      tr.appendChild(header(doc, '', 'row'));
+      for (j = 0; j < region.cols; j++) {
+        var td = tr.appendChild(el(doc, 'td'));
+        td.dataset.row = region.r0 + i;
+        td.dataset.col = region.c0 + j;
+        if (st.shape.length > 2) td.dataset.batch = batch;
+        td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
+      }
+    }
+    fill(t, st, wt, info, batch, region);
     var scroller = el(doc, 'div', 'scroll');
     scroller.appendChild(t);
     return scroller;
+  }
+
+  // A slice bigger than max_shown on a side: a canvas heatmap (lib/heatmap.js).
+  function big(st, wt, info, batch, opts) {
+    var m = matrix(st, wt, batch), doc = opts.doc || document, max = maxShown();
+    var head = caption(doc, el(doc, 'div', 'hc'), st, info, batch, '');
+    if (opts.caption === false) head.className = 'hc sr';
+    var box = CA.heatmap.create(m, {
+      doc: doc, kind: info.kind, name: sliceName(st, batch).name, head: head, max: max,
+      table: function (region) { var now = box._hm.st; return table(doc, now, box._hm.wt, CA.info(now.id), batch, opts, region); }
+    });
+    box._hm.st = st;
+    box._hm.wt = wt;
+    return box;
+  }
+  function isBig(st) {
+    var rank = st.shape.length, max = maxShown();
+    return st.shape[rank - 1] > max || (rank > 1 && st.shape[rank - 2] > max);
   }
 
   // The buttons under a table: exports (lib/export.js handles the clicks) and, on the page,
   // the embed snippet of the stage.
   var EXPORTS = [['markdown', 'Markdown'], ['latex', 'LaTeX'], ['csv', 'CSV'], ['torch', 'torch'], ['png', 'PNG']];
   function tools(doc, st, batch, withEmbed) {
-    var bar = el(doc, 'div', 'tools'), name = st.id + (st.shape.length === 3 ? '[' + batch + ']' : '');
+    var bar = el(doc, 'div', 'tools'), name = sliceName(st, batch).name;
     bar.setAttribute('role', 'group');
     bar.setAttribute('aria-label', 'Export ' + name);
     bar.appendChild(el(doc, 'span', '', 'Export:'));
@@ -142,27 +222,51 @@
     return bar;
   }
 
-  /** One stage as a div[data-stage] holding its table(s) and their export buttons.
-   *  opts: {doc, caption: false hides captions but for screen readers, embed: an Embed button}. */
+  // The efficient mask against the simple one: the same weights, to float32 rounding.
+  function afterText(st, wt) {
+    var simple = byId(wt).masked_simple_norm, diff;
+    return st.id === 'attn_weights_causal' && simple ? 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0') : '';
+  }
+
+  /** One stage as a div[data-stage] holding its table(s) (heatmaps above max_shown) and their
+   *  export buttons. opts: {doc, caption: false hides captions but for screen readers, embed:
+   *  an Embed button}. */
   function stage(st, wt, opts) {
     opts = opts || {};
-    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
+    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), n = sliceCount(st), heat = isBig(st);
     box.dataset.stage = st.id;
-    if (st.shape.length === 3) {
-      for (var b = 0; b < batches; b++) {
-        box.appendChild(table(doc, st, wt, info, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
-        box.appendChild(tools(doc, st, b, opts.embed && !b));
-      }
-    } else {
-      box.appendChild(table(doc, st, wt, info, 0, '', opts));
-      box.appendChild(tools(doc, st, 0, opts.embed));
+    box.dataset.shape = st.shape.join();
+    for (var b = 0; b < n; b++) {
+      box.appendChild(heat ? big(st, wt, info, b, opts) : table(doc, st, wt, info, b, opts));
+      box.appendChild(tools(doc, st, b, opts.embed && !b));
     }
-    // The efficient mask against the simple one: the same weights, to float32 rounding.
-    var simple = byId(wt).masked_simple_norm, diff;
-    if (st.id === 'attn_weights_causal' && simple) {
-      box.appendChild(el(doc, 'p', 'after', 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0')));
-    }
+    var after = afterText(st, wt);
+    if (after) box.appendChild(el(doc, 'p', 'after', after));
     return box;
+  }
+
+  /** Updates a stage's box in place for new values of the same shape: cell texts, shading,
+   *  markers, labels, captions; the cells themselves (focus, tab stop, picked cell) stay.
+   *  Returns false when the shape differs: the caller builds a new box with stage(). */
+  function update(box, st, wt, opts) {
+    opts = opts || {};
+    if (box.dataset.stage !== st.id || box.dataset.shape !== st.shape.join()) return false;
+    var doc = opts.doc || document, info = CA.info(st.id), b = 0;
+    for (var node = box.firstElementChild; node; node = node.nextElementSibling) {
+      if (node._hm) {
+        node._hm.st = st;
+        node._hm.wt = wt;
+        CA.heatmap.update(node, matrix(st, wt, b), caption(doc, el(doc, 'div', node.firstChild.className), st, info, b, ''));
+        b++;
+      } else if (node.className === 'scroll') {
+        var t = node.firstChild, cap = t.caption;
+        cap.replaceChildren();
+        caption(doc, cap, st, info, b, '');
+        fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tHead.rows[0].cells.length - 1 });
+        b++;
+      } else if (node.className === 'after') node.textContent = afterText(st, wt);
+    }
+    return true;
   }
 
   // A sum of products, written out (the first 8 terms).
@@ -274,6 +378,8 @@
       e.preventDefault();
       if (next === cell) onPick(cell);
       else if (next && next.dataset.col) {
+        // One tab stop per table: a clicked cell was not the stop, so clear whichever was.
+        row.parentNode.parentNode.querySelectorAll('td[tabindex="0"]').forEach(function (c) { c.tabIndex = -1; });
         cell.tabIndex = -1;
         next.tabIndex = 0;
         next.focus();
@@ -281,5 +387,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
