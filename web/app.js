@@ -12,6 +12,8 @@
   // currentConfig its non-default keys (the URL hash); randn: {randn, seed} when the inputs are
   // random; tooBig: the editor is off; picked: the explained cell.
   var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
+  // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
+  var HEAVY = 4e7, runner = CA.runner(), computing = 0;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
@@ -119,45 +121,136 @@
     if (bad) bad.setAttribute('aria-invalid', 'true');
   }
 
-  function apply(source, sourceElement, tokens) {
-    var c = readConfig(tokens), res;
-    try { res = api.run(c); } catch (e) { showError(e.message, source, sourceElement); return null; }
-    clearErrors();
-    show(res, c);
-    return res;
+  // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
+  // takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
+  function heavy(c) {
+    var x = c.inputs, T = x && x.randn ? x.randn[0] : x ? x.length : 6, D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3, d = c.d_out || 2;
+    return T * (T + D) * d * 4 > HEAVY;
   }
-  // Renders every stage into its section and puts the config in the URL hash (keepHash: an
-  // invalid link stays in the address bar).
+  // Runs config c; done(res) now for small configs, later (from a Worker) for heavy ones,
+  // where only the newest request's result is shown. fail(message) on an invalid config.
+  function compute(c, done, fail) {
+    var ticket = ++computing;
+    if (!heavy(c)) {
+      var res;
+      try { res = api.run(c); } catch (e) { return fail(e.message); }
+      progress(null);
+      return done(res);
+    }
+    progress(0);
+    runner.run(c).then(function (out) {
+      if (ticket !== computing) return;
+      progress(out);
+      done(out.result);
+    }, function (e) {
+      if (ticket !== computing) return;
+      progress(null);
+      fail(e.message);
+    });
+  }
+  // The progress line of a heavy run: out = 0 while it runs (the elapsed time ticks), then
+  // {ms, memory, where} for the measured time; null hides it.
+  function progress(out) {
+    var line = $('progress');
+    if (!line) {
+      line = el('p', { id: 'progress', className: 'hint' });
+      line.setAttribute('role', 'status');
+      status.after(line);
+    }
+    clearInterval(progress.timer);
+    line.hidden = out === null;
+    if (out === 0) {
+      var t0 = performance.now(), bar = el('progress', {}), text = el('span', {});
+      bar.setAttribute('aria-label', 'Computing');
+      line.replaceChildren(bar, ' ', text);
+      line.dataset.state = 'running';
+      progress.timer = setInterval(function () { text.textContent = 'Computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s'; }, 100);
+    } else if (out) {
+      line.dataset.state = 'done';
+      line.textContent = 'Computed in ' + Math.round(out.ms) + ' ms ' + (out.where === 'worker' ? 'in a Worker' : 'on the main thread') + '; WebAssembly memory ' + Math.round(out.memory / 1048576) + ' MB.';
+    }
+  }
+
+  function apply(source, sourceElement, tokens, then, failed) {
+    var c = readConfig(tokens);
+    compute(c, function (res) {
+      clearErrors();
+      show(res, c);
+      if (then) then(res);
+    }, function (msg) {
+      showError(msg, source, sourceElement);
+      if (failed) failed();
+    });
+  }
+  // Renders every stage into its section, updating the tables of the same shape in place, and
+  // puts the config in the URL hash (keepHash: an invalid link stays in the address bar).
   function show(res, c, keepHash) {
     current = res;
     currentConfig = c;
     status.textContent = '';
-    var sections = {}, boxes = main.querySelectorAll('[data-section]');
-    boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
+    var lists = {}, old = {}, opts = { doc: doc, embed: true };
+    main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
     res.stages.forEach(function (s) {
-      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      var box = old[s.id], section = CA.info(s.id).section;
+      if (!box || !R.update(box, s, res, opts)) box = R.stage(s, res, opts);
+      (lists[section] || (lists[section] = [])).push(box);
     });
-    boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
+    lazy(lists);
+    // A section's boxes are moved only when its list changed (moving a box loses focus).
+    main.querySelectorAll('[data-section]').forEach(function (d) {
+      var want = lists[d.dataset.section] || [], have = d.children;
+      if (want.length !== have.length || want.some(function (box, k) { return have[k] !== box; })) d.replaceChildren.apply(d, want);
+    });
     if (picked) explain();
     var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
+  // Off-screen stages cost nothing while the page renders: every box is .lazy
+  // (content-visibility: auto) until idle time after the frame, when they are rendered one by
+  // one and their heatmaps drawn, so that a full-page screenshot or a print shows everything.
+  // main[data-complete] is set when all are.
+  var idle = globalThis.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  var unidle = globalThis.cancelIdleCallback || clearTimeout;
+  function lazy(lists) {
+    var queue = [];
+    Object.keys(lists).forEach(function (k) { queue.push.apply(queue, lists[k]); });
+    queue.forEach(function (box) { box.classList.add('lazy'); });
+    delete main.dataset.complete;
+    unidle(lazy.job);
+    lazy.job = idle(function step(deadline) {
+      while (queue.length && (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)) {
+        var box = queue.shift();
+        box.classList.remove('lazy');
+        void box.offsetHeight; // its layout, now, within the idle period
+        CA.heatmap.flush(box);
+      }
+      if (queue.length) lazy.job = idle(step);
+      else main.dataset.complete = '1';
+    });
+  }
+
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
-  function load(hash) {
-    var c = {}, res, msg = '';
+  function load(hash, then) {
+    var c = {};
+    function shown(res, msg) {
+      setControls(c, res);
+      clearErrors();
+      show(res, c, msg);
+      status.textContent = msg;
+      if (then) then();
+    }
+    function invalid(message) {
+      var msg = 'Invalid link (' + message + '): showing the book instead.';
+      compute(c = {}, function (res) { shown(res, msg); });
+    }
     try {
       if (hash) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
-      res = api.run(c);
     } catch (e) {
-      msg = 'Invalid link (' + e.message + '): showing the book instead.';
-      res = api.run(c = {});
+      return invalid(e.message);
     }
-    setControls(c, res);
-    clearErrors();
-    show(res, c, msg);
-    status.textContent = msg;
+    compute(c, function (res) { shown(res, ''); }, invalid);
   }
 
   // The explanation panel of the picked cell (found again after every re-render).
@@ -194,11 +287,10 @@
     apply('inputs');
   }
   function randomize() {
-    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
+    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens;
     randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
     if (T > 0 && T <= api.limits.max_tokens) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
-    if ((res = apply('randn', fields.randn_tokens, tokens))) buildEditor(editorModel(res, {}));
-    else randn = old;
+    apply('randn', fields.randn_tokens, tokens, function (res) { buildEditor(editorModel(res, {})); }, function () { randn = old; });
   }
   form.addEventListener('input', function (e) {
     var target = e.target, name = target.name;
@@ -246,8 +338,7 @@
     defaults = api.run({}).config;
     // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
     defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
-    load(location.hash.slice(1));
-    doc.documentElement.dataset.ready = '1';
+    load(location.hash.slice(1), function () { doc.documentElement.dataset.ready = '1'; });
   }).catch(function (e) {
     status.textContent = 'The page could not start: ' + e.message;
     doc.documentElement.dataset.ready = 'error';

@@ -89,7 +89,9 @@ function expected(native) {
 }
 
 /** The whole visible state: URL hash, every control, the editor, every table with classes. */
-function snapshot(page) {
+async function snapshot(page) {
+  // innerText is '' in stages still skipped off screen: wait for the page to render them all.
+  await page.waitForSelector('main[data-complete="1"]');
   return page.evaluate(() => ({
     hash: location.hash,
     controls: Array.from(document.getElementById('controls').elements, (e) =>
