@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { serve, launch, watchedPage, ready, web } = require('./browser');
+const { serve, launch, watchedPage, ready, settled, web } = require('./browser');
 const { loadApi } = require('./support');
 
 const shots = path.join(path.dirname(web), 'screenshots');
@@ -56,9 +56,22 @@ test('an edit that keeps the shapes updates the same cells; a shape change rebui
   await page.click(C);
   await page.keyboard.press('ArrowRight'); // the roving tab stop moves to [3, 2]
   const before = await page.evaluate(([w, c]) => [document.querySelector(w).textContent, document.querySelector(c).textContent], [W, C]);
-  await edit(page, '#seed_weights', '790');
+  const V = '[data-stage="context_vecs"] td[data-batch="1"][data-row="5"][data-col="1"]'; // at the page's end
+  const oldV = await page.locator(V).textContent();
+  // The edit and, in the same task, what the tables show: the one on screen is new, the one
+  // far off screen waits; in idle time after, it is new too.
+  const now = await page.evaluate(([c, v]) => {
+    const e = document.querySelector('#seed_weights');
+    e.value = '790';
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    return [document.querySelector(c).textContent, document.querySelector(v).textContent];
+  }, [C, V]);
+  await settled(page);
   const want = api.run({ seed_weights: 790 }).stages;
   const value = (id, i, j) => want.find((s) => s.id === id).data[i * want.find((s) => s.id === id).shape[1] + j];
+  assert.deepEqual(now, [fmt(value('attn_weights_causal', 3, 1)), oldV], 'on screen: updated at once; off screen: later');
+  const ctx = api.run({ seed_weights: 790 }).stages.find((s) => s.id === 'context_vecs');
+  assert.equal(await page.locator(V).textContent(), fmt(ctx.data[12 + 5 * 2 + 1]), 'off screen: updated in idle time');
   const after = await page.evaluate(([w, c]) => ({
     texts: [document.querySelector(w).textContent, document.querySelector(c).textContent],
     untagged: Array.from(document.querySelectorAll('td[data-col]')).filter((td) => td.__tag === undefined).length,
@@ -84,6 +97,7 @@ test('an edit that keeps the shapes updates the same cells; a shape change rebui
 
   // d_out 2 -> 3: the tables whose shape depends on it are new, the others stay.
   await edit(page, '#d_out', '3');
+  await settled(page);
   const rebuilt = await page.evaluate(() => {
     const tagged = (id) => Array.from(document.querySelectorAll(`[data-stage="${id}"] td`)).every((td) => td.__tag !== undefined);
     return { queries: tagged('queries'), causal: tagged('attn_weights_causal'), inputs: tagged('inputs'), cols: document.querySelectorAll('[data-stage="queries"] td[data-row="0"]').length };
