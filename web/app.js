@@ -192,9 +192,15 @@
     main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
     res.stages.forEach(function (s) {
       var box = old[s.id], section = CA.info(s.id).section;
-      if (!box || !R.update(box, s, res, opts)) box = R.stage(s, res, opts);
+      delete old[s.id];
+      if (box && !box._seen && box.dataset.shape === s.shape.join()) box._pending = [s, res, opts]; // off screen: later
+      else if (!box || !R.update(box, s, res, opts)) {
+        if (box) seen.unobserve(box);
+        seen.observe(box = R.stage(s, res, opts));
+      }
       (lists[section] || (lists[section] = [])).push(box);
     });
+    Object.keys(old).forEach(function (id) { seen.unobserve(old[id]); });
     lazy(lists);
     // A section's boxes are moved only when its list changed (moving a box loses focus).
     main.querySelectorAll('[data-section]').forEach(function (d) {
@@ -205,6 +211,19 @@
     var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
+  }
+  // Stage boxes on screen (or nearly) are updated at once; the others get their new values
+  // (box._pending) when they come into view, or in idle time.
+  var seen = new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      e.target._seen = e.isIntersecting;
+      if (e.isIntersecting) catchUp(e.target);
+    });
+  }, { rootMargin: '300px' });
+  function catchUp(box) {
+    var p = box._pending;
+    box._pending = null;
+    if (p) R.update(box, p[0], p[1], p[2]);
   }
   // Off-screen stages cost nothing while the page renders: every box is .lazy
   // (content-visibility: auto) until idle time after the frame, when they are rendered one by
@@ -221,6 +240,7 @@
     lazy.job = idle(function step(deadline) {
       while (queue.length && (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)) {
         var box = queue.shift();
+        catchUp(box);
         box.classList.remove('lazy');
         void box.offsetHeight; // its layout, now, within the idle period
         CA.heatmap.flush(box);

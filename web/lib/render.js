@@ -97,8 +97,14 @@
   /** A cell's look from its value: text, shading, markers, its spoken label. Touches only what
    *  changed, and keeps the highlight classes (sel, hl) of a picked cell. */
   function paint(td, x, masked, dropped, heat) {
+    var key = (masked ? 1 : 0) + (dropped ? 2 : 0) + (heat ? 4 : 0);
+    if (Object.is(td._x, x) && td._k === key) return; // as painted last time
+    td._x = x;
+    td._k = key;
     var text = fmt(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
-    if (td.textContent !== text) td.textContent = text;
+    var node = td.firstChild;
+    if (!node) td.textContent = text;
+    else if (node.data !== text) node.data = text; // the same text node: cheaper than a new one
     if (masked) cls += ' m';
     if (dropped) cls += ' x';
     if (x === -Infinity) cls += ' ni';
