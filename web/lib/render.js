@@ -262,11 +262,12 @@
       if (node._hm) {
         node._hm.st = st;
         node._hm.wt = wt;
-        CA.heatmap.update(node, matrix(st, wt, b), caption(doc, el(doc, 'div', node.firstChild.className), st, info, b, ''));
+        CA.heatmap.update(node, matrix(st, wt, b), caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''));
         b++;
       } else if (node.className === 'scroll') {
         var t = node.firstChild, cap = t.caption;
         cap.replaceChildren();
+        cap.className = opts.caption === false ? 'sr' : '';
         caption(doc, cap, st, info, b, '');
         fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tHead.rows[0].cells.length - 1 });
         b++;
