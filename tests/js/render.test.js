@@ -31,7 +31,7 @@ async function open(t, url, opts = {}) {
   const w = await watchedPage(browser.context, url.startsWith('file:') ? '' : server.url);
   if (opts.viewport) await w.page.setViewportSize(opts.viewport);
   await w.page.goto(url);
-  assert.equal(await ready(w.page, 60000), '1');
+  if (!opts.widgets) assert.equal(await ready(w.page, 60000), '1');
   t.after(async () => {
     await w.page.close();
     assert.deepEqual(w.problems, [], 'console errors/warnings, page errors, failed or foreign requests');
@@ -247,4 +247,21 @@ test('a full-page screenshot shows every table and heatmap', async (t) => {
     const size = fs.readFileSync(file).readUInt32BE(20);
     assert.ok(size > 4000, `${name}: the screenshot is ${size} px high`);
   }
+});
+
+test('a widget updates its tables in place too', async (t) => {
+  const page = await open(t, server.url + 'examples/blog-post.html', { widgets: true });
+  await page.waitForFunction(() => document.querySelector('#causal').dataset.state === 'ready');
+  const read = () => page.evaluate(() => {
+    const tds = Array.from(document.querySelector('#causal').shadowRoot.querySelectorAll('[data-stage="attn_weights_causal"] td'));
+    return { tagged: tds.filter((td) => td.__tag).length, n: tds.length, text: tds[6].textContent };
+  });
+  await page.evaluate(() => document.querySelector('#causal').shadowRoot.querySelectorAll('td').forEach((td) => { td.__tag = 1; }));
+  await page.evaluate(() => new Promise((resolve) => {
+    const w = document.querySelector('#causal');
+    w.addEventListener('ca-render', resolve, { once: true });
+    w.setAttribute('config', '{"seed_weights": 1}');
+  }));
+  const want = api.run({ seed_weights: 1 }).stages.find((s) => s.id === 'attn_weights_causal').data[6];
+  assert.deepEqual(await read(), { tagged: 36, n: 36, text: fmt(want) });
 });
