@@ -13,7 +13,7 @@
   // random; tooBig: the editor is off; picked: the explained cell.
   var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
-  var HEAVY = 4e7, runner = CA.runner(), computing = 0;
+  var HEAVY = 4e7, runner = CA.runner(), computing = 0, busy = false, queued = null, randnTokens = null;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
@@ -84,7 +84,7 @@
     c.inputs = randn || (model ? rows : current.config.inputs);
     var T = randn ? randn.randn[0] : c.inputs.length;
     if (same(c.inputs, defaults.inputs)) delete c.inputs;
-    tokens = tokens || (model || current.config).tokens;
+    tokens = tokens || randnTokens || (model || current.config).tokens;
     if (!same(tokens, defaultTokens(T))) c.tokens = tokens;
     NUMBERS.forEach(function (k) {
       var text = fields[k].value, v = R.parseNumber(text);
@@ -131,6 +131,7 @@
   // where only the newest request's result is shown. fail(message) on an invalid config.
   function compute(c, done, fail) {
     var ticket = ++computing;
+    queued = null;
     if (!heavy(c)) {
       var res;
       try { res = api.run(c); } catch (e) { return fail(e.message); }
@@ -138,15 +139,21 @@
       return done(res);
     }
     progress(0);
-    runner.run(c).then(function (out) {
+    // One heavy run at a time: edits made meanwhile wait, and only the newest of them runs.
+    if (busy) queued = [c, done, fail, ticket];
+    else start(c, done, fail, ticket);
+  }
+  function start(c, done, fail, ticket) {
+    busy = true;
+    function finish(ok, value) {
+      busy = false;
+      if (queued) start.apply(null, queued.splice(0));
+      queued = null;
       if (ticket !== computing) return;
-      progress(out);
-      done(out.result);
-    }, function (e) {
-      if (ticket !== computing) return;
-      progress(null);
-      fail(e.message);
-    });
+      if (!busy) progress(ok ? value : null);
+      if (ok) done(value.result); else fail(value.message);
+    }
+    runner.run(c).then(function (out) { finish(true, out); }, function (e) { finish(false, e); });
   }
   // The progress line of a heavy run: out = 0 while it runs (the elapsed time ticks), then
   // {ms, memory, where} for the measured time; null hides it.
@@ -176,6 +183,10 @@
     compute(c, function (res) {
       clearErrors();
       show(res, c);
+      if (randnTokens && source !== 'randn') { // an edit overtook a heavy randomize: its editor
+        randnTokens = null;
+        buildEditor(editorModel(res, {}));
+      }
       if (then) then(res);
     }, function (msg) {
       showError(msg, source, sourceElement);
@@ -310,7 +321,8 @@
     var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens;
     randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
     if (T > 0 && T <= api.limits.max_tokens) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
-    apply('randn', fields.randn_tokens, tokens, function (res) { buildEditor(editorModel(res, {})); }, function () { randn = old; });
+    randnTokens = tokens; // the labels of edits made before a heavy run's editor is built
+    apply('randn', fields.randn_tokens, tokens, function (res) { randnTokens = null; buildEditor(editorModel(res, {})); }, function () { randnTokens = null; randn = old; });
   }
   form.addEventListener('input', function (e) {
     var target = e.target, name = target.name;

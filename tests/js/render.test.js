@@ -199,7 +199,13 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await page.fill('#randn_d_in', '768');
   await page.click('#randomize');
   await page.waitForSelector('#progress[data-state="running"] progress');
+  // Two edits while it runs: only the newest is computed after it, and shown.
+  await edit(page, '#seed_weights', '790');
+  await edit(page, '#seed_weights', '791');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
+  const w = api.run({ ...BIG, seed_weights: 791 }, { stages: ['W_query'] }).stages[0];
+  assert.equal(await page.evaluate(() => document.querySelector('[data-stage="W_query"] canvas')._hm.m.value(3, 5)), w.data[3 * 768 + 5]);
+  assert.match(await page.locator('#inputs-editor caption').textContent(), /^1024 × 768 values/, 'the editor follows');
   const line = await page.locator('#progress').textContent();
   assert.match(line, /^Computed in \d+ ms in a Worker; WebAssembly memory \d+ MB\.$/);
   const mb = +/memory (\d+) MB/.exec(line)[1];
@@ -211,7 +217,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   assert.ok(gaps.filter((g) => g > 10).length > 5, 'the timer ran while computing');
   assert.ok(ms > 100, `the Worker took ${ms} ms`);
   // The values: context_vecs[1] drawn as a heatmap, its readout equal to the module's.
-  const want = api.run({ ...BIG, d_out: 64 }, { stages: ['context_vecs'] }).stages[0];
+  const want = api.run({ ...BIG, seed_weights: 791 }, { stages: ['context_vecs'] }).stages[0];
   const canvas = '[data-stage="context_vecs"] canvas >> nth=1';
   await page.locator(canvas).scrollIntoViewIfNeeded();
   await page.locator(canvas).focus();
