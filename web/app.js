@@ -13,7 +13,8 @@
   // random; tooBig: the editor is off; picked: the explained cell.
   var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
-  var HEAVY = 4e7, runner = CA.runner(), computing = 0, busy = false, queued = null, randnTokens = null;
+  // FIRST_CELLS: the cells built at once for new tables (about two screens); the rest when seen.
+  var FIRST_CELLS = 2000, HEAVY = 4e7, runner = CA.runner(), computing = 0, busy = false, queued = null, randnTokens = null;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
@@ -199,7 +200,7 @@
     current = res;
     currentConfig = c;
     status.textContent = '';
-    var lists = {}, old = {}, opts = { doc: doc, embed: true };
+    var lists = {}, old = {}, opts = { doc: doc, embed: true }, cells = 0;
     main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
     res.stages.forEach(function (s) {
       var box = old[s.id], section = CA.info(s.id).section;
@@ -207,7 +208,10 @@
       if (box && !box._seen && box.dataset.shape === s.shape.join()) box._pending = [s, res, opts]; // off screen: later
       else if (!box || !R.update(box, s, res, opts)) {
         if (box) seen.unobserve(box);
-        seen.observe(box = R.stage(s, res, opts));
+        // New boxes past the first screen or two of cells start empty: built when needed.
+        cells += R.isBig(s) ? 1024 : s.data.length;
+        box = box && box._seen || cells < FIRST_CELLS ? R.stage(s, res, opts) : placeholder(s, res, opts);
+        seen.observe(box);
       }
       (lists[section] || (lists[section] = [])).push(box);
     });
@@ -234,7 +238,16 @@
   function catchUp(box) {
     var p = box._pending;
     box._pending = null;
-    if (p) R.update(box, p[0], p[1], p[2]);
+    if (p && !box.firstChild) box.replaceChildren.apply(box, Array.prototype.slice.call(R.stage(p[0], p[1], p[2]).childNodes));
+    else if (p) R.update(box, p[0], p[1], p[2]);
+  }
+  // An empty stage box, to be filled by catchUp().
+  function placeholder(s, res, opts) {
+    var box = el('div', { className: 'stage' });
+    box.dataset.stage = s.id;
+    box.dataset.shape = s.shape.join();
+    box._pending = [s, res, opts];
+    return box;
   }
   // Off-screen stages cost nothing while the page renders: every box is .lazy
   // (content-visibility: auto) until idle time after the frame, when they are rendered one by

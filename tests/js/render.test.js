@@ -31,7 +31,10 @@ async function open(t, url, opts = {}) {
   const w = await watchedPage(browser.context, url.startsWith('file:') ? '' : server.url);
   if (opts.viewport) await w.page.setViewportSize(opts.viewport);
   await w.page.goto(url);
-  if (!opts.widgets) assert.equal(await ready(w.page, 60000), '1');
+  if (!opts.widgets) {
+    assert.equal(await ready(w.page, 60000), '1');
+    await settled(w.page); // stages off screen are built in idle time
+  }
   t.after(async () => {
     await w.page.close();
     assert.deepEqual(w.problems, [], 'console errors/warnings, page errors, failed or foreign requests');
