@@ -250,7 +250,11 @@
   /** Draws every heatmap under `root` that waits to come into view (before a full-page
    *  screenshot or a print, or in idle time). */
   function flush(root) {
-    root.querySelectorAll('canvas').forEach(function (c) { if (c._hm && c._hm.dirty) draw(c._hm); });
+    root.querySelectorAll('canvas').forEach(function (c) {
+      if (!c._hm || !c._hm.dirty) return;
+      draw(c._hm);
+      c._hm.img = null; // off screen: its pixels are on the canvas, the full image is made again if zoomed
+    });
   }
 
   CA.heatmap = { flush: flush, create: create, update: update, readout: readout, setView: setView, setCursor: setCursor, showRegion: showRegion };
