@@ -253,6 +253,7 @@
 
   /** Updates a stage's box in place for new values of the same shape: cell texts, shading,
    *  markers, labels, captions; the cells themselves (focus, tab stop, picked cell) stay.
+   *  Other children that stage() adds refresh themselves through their `_update(st, wt)`.
    *  Returns false when the shape differs: the caller builds a new box with stage(). */
   function update(box, st, wt, opts) {
     opts = opts || {};
@@ -272,6 +273,7 @@
         fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tHead.rows[0].cells.length - 1 });
         b++;
       } else if (node.className === 'after') node.textContent = afterText(st, wt);
+      else if (node._update) node._update(st, wt); // anything else stage() adds (a drawing) updates itself
     }
     return true;
   }
