@@ -12,6 +12,9 @@
   // currentConfig its non-default keys (the URL hash); randn: {randn, seed} when the inputs are
   // random; tooBig: the editor is off; picked: the explained cell.
   var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
+  // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
+  // FIRST_CELLS: the cells built at once for new tables (about two screens); the rest when seen.
+  var FIRST_CELLS = 2000, HEAVY = 4e7, runner = CA.runner(), computing = 0, busy = false, queued = null, randnTokens = null;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
@@ -82,7 +85,7 @@
     c.inputs = randn || (model ? rows : current.config.inputs);
     var T = randn ? randn.randn[0] : c.inputs.length;
     if (same(c.inputs, defaults.inputs)) delete c.inputs;
-    tokens = tokens || (model || current.config).tokens;
+    tokens = tokens || randnTokens || (model || current.config).tokens;
     if (!same(tokens, defaultTokens(T))) c.tokens = tokens;
     NUMBERS.forEach(function (k) {
       var text = fields[k].value, v = R.parseNumber(text);
@@ -119,34 +122,162 @@
     if (bad) bad.setAttribute('aria-invalid', 'true');
   }
 
-  function apply(source, sourceElement, tokens) {
-    var c = readConfig(tokens), res;
-    try { res = api.run(c); } catch (e) { showError(e.message, source, sourceElement); return null; }
-    clearErrors();
-    show(res, c);
-    return res;
+  // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
+  // takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
+  function heavy(c) {
+    var x = c.inputs, T = x && x.randn ? x.randn[0] : x ? x.length : 6, D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3, d = c.d_out || 2;
+    return T * (T + D) * d * 4 > HEAVY;
   }
-  // Renders every stage into its section and puts the config in the URL hash (keepHash: an
-  // invalid link stays in the address bar).
+  // Runs config c; done(res) now for small configs, later (from a Worker) for heavy ones,
+  // where only the newest request's result is shown. fail(message) on an invalid config.
+  function compute(c, done, fail) {
+    var ticket = ++computing;
+    queued = null;
+    if (!heavy(c)) {
+      var res;
+      try { res = api.run(c); } catch (e) { return fail(e.message); }
+      progress(null);
+      return done(res);
+    }
+    progress(0);
+    // One heavy run at a time: edits made meanwhile wait, and only the newest of them runs.
+    if (busy) queued = [c, done, fail, ticket];
+    else start(c, done, fail, ticket);
+  }
+  function start(c, done, fail, ticket) {
+    busy = true;
+    function finish(ok, value) {
+      busy = false;
+      if (queued) start.apply(null, queued.splice(0));
+      queued = null;
+      if (ticket !== computing) return;
+      if (!busy) progress(ok ? value : null);
+      if (ok) done(value.result); else fail(value.message);
+    }
+    runner.run(c).then(function (out) { finish(true, out); }, function (e) { finish(false, e); });
+  }
+  // The progress line of a heavy run: out = 0 while it runs (the elapsed time ticks), then
+  // {ms, memory, where} for the measured time; null hides it.
+  function progress(out) {
+    var line = $('progress');
+    if (!line) {
+      line = el('p', { id: 'progress', className: 'hint' });
+      line.setAttribute('role', 'status');
+      status.after(line);
+    }
+    clearInterval(progress.timer);
+    line.hidden = out === null;
+    if (out === 0) {
+      var t0 = performance.now(), bar = el('progress', {}), text = el('span', {});
+      bar.setAttribute('aria-label', 'Computing');
+      line.replaceChildren(bar, ' ', text);
+      line.dataset.state = 'running';
+      progress.timer = setInterval(function () { text.textContent = 'Computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s'; }, 100);
+    } else if (out) {
+      line.dataset.state = 'done';
+      line.textContent = 'Computed in ' + Math.round(out.ms) + ' ms ' + (out.where === 'worker' ? 'in a Worker' : 'on the main thread') + '; WebAssembly memory ' + Math.round(out.memory / 1048576) + ' MB.';
+    }
+  }
+
+  function apply(source, sourceElement, tokens, then, failed) {
+    var c = readConfig(tokens);
+    compute(c, function (res) {
+      clearErrors();
+      show(res, c);
+      if (randnTokens && source !== 'randn') { // an edit overtook a heavy randomize: its editor
+        randnTokens = null;
+        buildEditor(editorModel(res, {}));
+      }
+      if (then) then(res);
+    }, function (msg) {
+      showError(msg, source, sourceElement);
+      if (failed) failed();
+    });
+  }
+  // Renders every stage into its section, updating the tables of the same shape in place, and
+  // puts the config in the URL hash (keepHash: an invalid link stays in the address bar).
   function show(res, c, keepHash) {
     current = res;
     currentConfig = c;
     status.textContent = '';
-    var sections = {}, boxes = main.querySelectorAll('[data-section]');
-    boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
+    var lists = {}, old = {}, opts = { doc: doc, embed: true }, cells = 0;
+    main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
     res.stages.forEach(function (s) {
-      var box = sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
-      box.id = 'stage-' + s.id; // the contents link here
+      var box = old[s.id], section = CA.info(s.id).section;
+      delete old[s.id];
+      if (box && !box._seen && box.dataset.shape === s.shape.join()) box._pending = [s, res, opts]; // off screen: later
+      else if (!box || !R.update(box, s, res, opts)) {
+        if (box) seen.unobserve(box);
+        // New boxes past the first screen or two of cells start empty: built when needed.
+        cells += R.isBig(s) ? 1024 : s.data.length;
+        box = box && box._seen || cells < FIRST_CELLS ? R.stage(s, res, opts) : placeholder(s, res, opts);
+        box.id = 'stage-' + s.id; // the contents link here
+        seen.observe(box);
+      }
+      (lists[section] || (lists[section] = [])).push(box);
     });
-    if (sections.mha && !sections.mha.childNodes.length) { // d_out not divisible by num_heads
-      try { api.run(c, { stages: ['mha.context_vecs'] }); } catch (e) { el('p', { className: 'err', textContent: e.message }, sections.mha); }
+    Object.keys(old).forEach(function (id) { seen.unobserve(old[id]); });
+    lazy(lists);
+    if (!lists.mha && api.sections.some(function (x) { return x.id === 'mha'; })) { // d_out not divisible by num_heads
+      try { api.run(c, { stages: ['mha.context_vecs'] }); } catch (e) { lists.mha = [el('p', { className: 'err', textContent: e.message })]; }
     }
-    boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
+    // A section's boxes are moved only when its list changed (moving a box loses focus).
+    main.querySelectorAll('[data-section]').forEach(function (d) {
+      var want = lists[d.dataset.section] || [], have = d.children;
+      if (want.length !== have.length || want.some(function (box, k) { return have[k] !== box; })) d.replaceChildren.apply(d, want);
+    });
     if (picked) explain();
     var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
+  // Stage boxes on screen (or nearly) are updated at once; the others get their new values
+  // (box._pending) when they come into view, or in idle time.
+  var seen = new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      e.target._seen = e.isIntersecting;
+      if (e.isIntersecting) catchUp(e.target);
+    });
+  }, { rootMargin: '300px' });
+  function catchUp(box) {
+    var p = box._pending;
+    box._pending = null;
+    if (p && !box.firstChild) box.replaceChildren.apply(box, Array.prototype.slice.call(R.stage(p[0], p[1], p[2]).childNodes));
+    else if (p) R.update(box, p[0], p[1], p[2]);
+  }
+  // An empty stage box, to be filled by catchUp().
+  function placeholder(s, res, opts) {
+    var box = el('div', { className: 'stage' });
+    box.dataset.stage = s.id;
+    box.dataset.shape = s.shape.join();
+    box._pending = [s, res, opts];
+    return box;
+  }
+  // Off-screen stages cost nothing while the page renders: every box is .lazy
+  // (content-visibility: auto) until idle time after the frame, when they are rendered one by
+  // one and their heatmaps drawn, so that a full-page screenshot or a print shows everything.
+  // main[data-complete] is set when all are.
+  var idle = globalThis.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  var unidle = globalThis.cancelIdleCallback || clearTimeout;
+  function lazy(lists) {
+    var queue = [];
+    Object.keys(lists).forEach(function (k) { queue.push.apply(queue, lists[k]); });
+    queue.forEach(function (box) { box.classList.add('lazy'); });
+    delete main.dataset.complete;
+    unidle(lazy.job);
+    lazy.job = idle(function step(deadline) {
+      while (queue.length && (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)) {
+        var box = queue.shift();
+        catchUp(box);
+        box.classList.remove('lazy');
+        void box.offsetHeight; // its layout, now, within the idle period
+        CA.heatmap.flush(box);
+      }
+      if (queue.length) lazy.job = idle(step);
+      else main.dataset.complete = '1';
+    });
+  }
+
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
   // The element a hash names (#s3, #stage-mha.queries; stages exist once shown), or null when
   // the hash is a configuration.
@@ -155,21 +286,27 @@
     try { id = decodeURIComponent(hash); } catch (e) { return null; }
     return id && (doc.getElementById(id) || (/^stage-/.test(id) ? { id: id } : null));
   }
-  function load(hash) {
-    var c = {}, res, msg = '', target = anchor(hash);
+  function load(hash, then) {
+    var c = {}, target = anchor(hash);
+    function shown(res, msg) {
+      setControls(c, res);
+      clearErrors();
+      show(res, c, msg || target);
+      status.textContent = msg;
+      if (target && (target = doc.getElementById(target.id))) target.scrollIntoView(); // a link to a section or stage
+      if (then) then();
+    }
+    function invalid(message) {
+      var msg = 'Invalid link (' + message + '): showing the book instead.';
+      compute(c = {}, function (res) { shown(res, msg); });
+    }
     try {
       if (hash && !target) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
-      res = api.run(c);
     } catch (e) {
-      msg = 'Invalid link (' + e.message + '): showing the book instead.';
-      res = api.run(c = {});
+      return invalid(e.message);
     }
-    setControls(c, res);
-    clearErrors();
-    show(res, c, msg || target);
-    status.textContent = msg;
-    if (target && (target = doc.getElementById(target.id))) target.scrollIntoView(); // a link to a section or stage
+    compute(c, function (res) { shown(res, ''); }, invalid);
   }
 
   // The explanation panel of the picked cell (found again after every re-render).
@@ -207,11 +344,11 @@
     apply('inputs');
   }
   function randomize() {
-    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens, res;
+    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens;
     randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
     if (T > 0 && T <= api.limits.max_tokens) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
-    if ((res = apply('randn', fields.randn_tokens, tokens))) buildEditor(editorModel(res, {}));
-    else randn = old;
+    randnTokens = tokens; // the labels of edits made before a heavy run's editor is built
+    apply('randn', fields.randn_tokens, tokens, function (res) { randnTokens = null; buildEditor(editorModel(res, {})); }, function () { randnTokens = null; randn = old; });
   }
   form.addEventListener('input', function (e) {
     var target = e.target, name = target.name;
@@ -279,8 +416,7 @@
     defaults = api.run({}).config;
     // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
     defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
-    load(location.hash.slice(1));
-    doc.documentElement.dataset.ready = '1';
+    load(location.hash.slice(1), function () { doc.documentElement.dataset.ready = '1'; });
   }).catch(function (e) {
     status.textContent = 'The page could not start: ' + e.message;
     doc.documentElement.dataset.ready = 'error';

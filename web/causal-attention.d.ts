@@ -119,7 +119,7 @@ export interface Limits {
   max_dim: number;
   /** Bytes of one token label. */
   max_token_length: number;
-  /** Rows and columns a table shows before it is cut. */
+  /** Rows and columns a table shows; bigger stages are drawn as a heatmap. */
   max_shown: number;
 }
 

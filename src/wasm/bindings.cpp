@@ -8,6 +8,10 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "config_json.hpp"
 #include "presets.hpp"
 #include "json.hpp"
@@ -80,6 +84,7 @@ val to_float32_array(const ca::Tensor& t) {
 
 // {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
 // preset: name}; the preset's configuration lies under `config`, its stages are the default.
+// Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
 val run(const val& config, const val& options) {
   val result = val::object();
   Value doc = from_js(config, 0);
@@ -117,8 +122,9 @@ val run(const val& config, const val& options) {
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
   val stages = val::array();
-  for (std::size_t i = 0; i < w.stages.size(); ++i) {
+  for (std::size_t i = 0, out = 0; i < w.stages.size(); ++i) {
     const ca::Stage& s = w.stages[i];
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), s.id) == wanted.end()) continue;
     val shape = val::array();
     for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
     val stage = val::object();
@@ -127,7 +133,7 @@ val run(const val& config, const val& options) {
     stage.set("code", s.code);
     stage.set("shape", shape);
     stage.set("data", to_float32_array(s.tensor));
-    stages.set(i, stage);
+    stages.set(out++, stage);
   }
   result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);

@@ -21,7 +21,7 @@ target_link_options(causal-attention-module PRIVATE
   ${CA_CLOSURE}
   -sMODULARIZE=1
   -sEXPORT_NAME=CausalAttentionModule
-  -sENVIRONMENT=web,node
+  -sENVIRONMENT=web,worker,node  # worker: lib/worker.js runs big configurations off the main thread
   -sDYNAMIC_EXECUTION=0         # no eval/new Function: works under a CSP without 'unsafe-eval'
   -sALLOW_MEMORY_GROWTH=1
   -sMALLOC=emmalloc             # a small allocator: the module's heap use is tiny
@@ -33,7 +33,9 @@ target_link_options(causal-attention-module PRIVATE
 # The hand-written JS that ships in the same file, after the glue and the wasm.
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
+  ${CMAKE_SOURCE_DIR}/web/lib/worker.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
+  ${CMAKE_SOURCE_DIR}/web/lib/heatmap.js
   ${CMAKE_SOURCE_DIR}/web/lib/styles.js
   ${CMAKE_SOURCE_DIR}/web/lib/export.js
   ${CMAKE_SOURCE_DIR}/web/lib/element.js)

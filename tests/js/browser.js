@@ -62,9 +62,16 @@ async function ready(page, timeout = 15000) {
   return page.evaluate(() => document.documentElement.dataset.ready);
 }
 
+/** Waits until the page has rendered every stage: it updates those off screen in idle time
+ *  after an edit (web/app.js sets main[data-complete]). Pages without a <main> are ready. */
+function settled(page) {
+  return page.waitForFunction(() => { const m = document.getElementById('main'); return !m || m.dataset.complete === '1'; });
+}
+
 /** The text of a stage's value cells, one array per table row; `batch` picks the table of a
  *  3-D stage. */
-function cells(page, id, batch = 0) {
+async function cells(page, id, batch = 0) {
+  await settled(page);
   return page.evaluate(([id, b]) => {
     const box = document.querySelector(`div.stage[data-stage="${id}"]`);
     const t = box && box.querySelectorAll('table.t')[b];
@@ -126,6 +133,6 @@ function widgetRow(page, host, stage, row, batch = 0) {
 }
 
 module.exports = {
-  serve, serveWith, launch, watchedPage, ready, cells, axeViolations, widgetsReady, widgetRow,
+  serve, serveWith, launch, watchedPage, ready, settled, cells, axeViolations, widgetsReady, widgetRow,
   web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web'),
 };

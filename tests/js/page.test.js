@@ -10,7 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
-const { serve, launch, watchedPage, ready, cells, web } = require('./browser');
+const { serve, launch, watchedPage, ready, settled, cells, web } = require('./browser');
 const { runCli, cli, loadApi } = require('./support');
 
 const build = path.dirname(web);
@@ -60,7 +60,8 @@ function pageTest(name, fn) {
 }
 
 /** Every stage as the page shows it: its tables' value cells, row by row. */
-function shown(page) {
+async function shown(page) {
+  await settled(page);
   return page.evaluate(() => Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => ({
     id: box.dataset.stage,
     tables: Array.from(box.querySelectorAll('table.t'), (t) =>
@@ -90,7 +91,9 @@ function expected(native) {
 }
 
 /** The whole visible state: URL hash, every control, the editor, every table with classes. */
-function snapshot(page) {
+async function snapshot(page) {
+  // innerText is '' in stages still skipped off screen: wait for the page to render them all.
+  await page.waitForSelector('main[data-complete="1"]');
   return page.evaluate(() => ({
     hash: location.hash,
     controls: Array.from(document.getElementById('controls').elements, (e) =>
@@ -185,12 +188,12 @@ pageTest('editing an input changes the dependent tables, equal to the native CLI
 
 pageTest('invalid values: the core\'s message at the control, typed text kept, last good tables kept', async (open) => {
   const page = await open();
-  const state = () => page.evaluate(() => ({
+  const state = () => settled(page).then(() => page.evaluate(() => ({
     tables: Array.from(document.querySelectorAll('main td'), (td) => td.textContent).join('|'),
     hash: location.hash,
     invalid: Array.from(document.querySelectorAll('[aria-invalid="true"]'), (e) => e.name + (e.dataset.row ? `[${e.dataset.row}][${e.dataset.col}]` : '')),
     errors: Array.from(document.querySelectorAll('[data-error-for]'), (e) => [e.dataset.errorFor, e.textContent]).filter((e) => e[1]),
-  }));
+  })));
   const message = (config) => {
     const r = runCli(config);
     assert.equal(r.code, 2, JSON.stringify(config));

@@ -104,12 +104,19 @@
       this.error.textContent = '';
       this.wt = wt;
       this.buildControls(doc, wt.config, fromControls);
-      var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' }, fragment = doc.createDocumentFragment();
-      // Bias stages exist only with qkv_bias: a chosen one that is absent is left out.
+      var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' }, fragment = doc.createDocumentFragment(), old = {};
+      this.tables.querySelectorAll('div.stage').forEach(function (box) { old[box.dataset.stage] = box; });
+      // Bias stages exist only with qkv_bias: a chosen one that is absent is left out. A table
+      // of the same shape as before is updated in place.
       wt.stages.filter(function (s) { return !ids.length || ids.indexOf(s.id) >= 0; })
         .sort(function (a, b) { return ids.indexOf(a.id) - ids.indexOf(b.id); })
-        .forEach(function (s) { fragment.appendChild(R.stage(s, wt, opts)); });
+        .forEach(function (s) {
+          var box = old[s.id];
+          fragment.appendChild(box && R.update(box, s, wt, opts) ? box : R.stage(s, wt, opts));
+        });
       this.tables.replaceChildren(fragment);
+      var picked = this.tables.querySelector('.sel'); // the explanation closes: unmark its cell
+      if (picked) picked.classList.remove('sel');
       this.note.hidden = true;
       this.dataset.state = 'ready';
       this.dispatchEvent(new CustomEvent('ca-render', { bubbles: true }));

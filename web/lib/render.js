@@ -2,7 +2,6 @@
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 (function (CA) {
   'use strict';
-  var MAX_SHOWN = 32; // rows/columns shown per table: bigger tensors are cut, with a note
 
   /** A number as the tables show it: 4 decimals, like PyTorch's print. */
   function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
@@ -65,18 +64,15 @@
     var info = CA.info(st.id);
     return st.shape.length === 4 ? ['batch', 'head'] : st.shape.length === 3 ? [info.kind === 'weights' ? 'head' : 'batch'] : [];
   }
-  /** The name of matrix k of a stage, e.g. "mha.attn_weights[1, 0]: batch element 1, head 0". */
-  function part(st, k) {
-    var names = leading(st), H = st.shape.length === 4 ? st.shape[1] : 1, idx = names.length === 2 ? [Math.floor(k / H), k % H] : [k];
-    return st.id + '[' + idx.join(', ') + ']: ' + names.map(function (n, d) { return (n === 'batch' ? 'batch element ' : 'head ') + idx[d]; }).join(', ');
-  }
   function isDropout(id) { return !!CA.info(id).dropout; }
 
-  /** The rows × cols matrix a table shows (matrix `batch` of the leading dims of a 3-D or 4-D
-   *  stage), with its labels. */
+  function maxShown() { return (CA.limits && CA.limits.max_shown) || 32; }
+
+  /** The rows × cols matrix of slice `batch` of a stage (3-D: a batch element; 4-D: batch
+   *  element and head, flattened as b·H + h), with its labels. */
   function matrix(st, wt, batch) {
     var shape = st.shape, rank = shape.length, info = CA.info(st.id), cfg = wt.config;
-    var rows = rank < 2 ? 1 : shape[rank - 2], cols = rank ? shape[rank - 1] : 1, offset = rank > 2 ? batch * rows * cols : 0;
+    var rows = rank < 2 ? 1 : shape[rank - 2], cols = rank ? shape[rank - 1] : 1, offset = rank > 2 ? (batch || 0) * rows * cols : 0;
     return {
       rows: rows, cols: cols, corner: corner(info),
       value: function (i, j) { return st.data[offset + i * cols + j]; },
@@ -85,6 +81,20 @@
       colLabel: function (j) { var l = label(info.cols, j, cfg); return l === null ? '' : l; }
     };
   }
+  /** How many slices (tables) a stage has: the product of its dimensions before the last two. */
+  function sliceCount(st) {
+    for (var n = 1, d = 0; d < st.shape.length - 2; d++) n *= st.shape[d];
+    return n;
+  }
+  // The name of slice k, e.g. "context_vecs[1]" or "mha.attn_weights[0, 3]", and its subtitle.
+  function sliceName(st, k) {
+    var lead = st.shape.slice(0, -2), names = leading(st), idx = [];
+    for (var d = lead.length - 1; d >= 0; d--) { idx.unshift(k % lead[d]); k = Math.floor(k / lead[d]); }
+    var name = st.id + (idx.length ? '[' + idx.join(', ') + ']' : '');
+    return { name: name, sub: !idx.length ? '' : name + ': ' + names.map(function (n, d) { return (n === 'batch' ? 'batch element ' : 'head ') + (idx[d] + 1) + ' of ' + lead[d]; }).join(', ') };
+  }
+  /** "mha.attn_weights[1, 0]: batch element 2 of 2, head 1 of 2" */
+  function part(st, k) { return sliceName(st, k).sub; }
 
   // What a screen reader should say for the cells whose meaning is in their look.
   function spoken(x, masked, dropped) {
@@ -94,58 +104,130 @@
     return say;
   }
 
-  function table(doc, st, wt, info, batch, subtitle, opts, full) {
-    var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var heat = info.kind === 'probabilities', causal = info.causal;
-    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
-    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
-    if (!batch || full) {
+  /** A cell's look from its value: text, shading, markers, its spoken label. Touches only what
+   *  changed, and keeps the highlight classes (sel, hl) of a picked cell. */
+  function paint(td, x, masked, dropped, heat) {
+    var key = (masked ? 1 : 0) + (dropped ? 2 : 0) + (heat ? 4 : 0);
+    if (Object.is(td._x, x) && td._k === key) return; // as painted last time
+    td._x = x;
+    td._k = key;
+    var text = fmt(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
+    var node = td.firstChild;
+    if (!node) td.textContent = text;
+    else if (node.data !== text) node.data = text; // the same text node: cheaper than a new one
+    if (masked) cls += ' m';
+    if (dropped) cls += ' x';
+    if (x === -Infinity) cls += ' ni';
+    if (heat && x > 0) {
+      td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
+      cls += ' h';
+    } else if (list.contains('h')) td.style.removeProperty('--v');
+    if (list.contains('sel')) cls += ' sel';
+    if (list.contains('hl')) cls += ' hl';
+    if (td.className !== cls.slice(1)) td.className = cls.slice(1);
+    if (say) { if (td.getAttribute('aria-label') !== say) td.setAttribute('aria-label', say); } else if (td.hasAttribute('aria-label')) td.removeAttribute('aria-label');
+  }
+  // Sets a header's label (an empty one shows as ""; long ones are cut, whole in the title).
+  function setHeader(th, text) {
+    var shown = text || '""', cls = text ? '' : 'em';
+    if (th.textContent !== shown) th.textContent = shown;
+    if (th.className !== cls) th.className = cls;
+    if (text.length > 12) th.title = text; else if (th.title) th.removeAttribute('title');
+  }
+  function header(doc, text, scope) {
+    var th = el(doc, 'th');
+    th.scope = scope;
+    setHeader(th, text);
+    return th;
+  }
+
+  /** Fills a caption (or a heatmap's heading): title, shape, note and code on the first slice,
+   *  then the slice's subtitle. */
+  function caption(doc, cap, st, info, k, cut) {
+    var sub = cut ? '' : sliceName(st, k).sub;
+    if ((!k || st.shape.length === 4) && !cut) { // 4-D stages show one picked slice: always in full
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
       head.appendChild(el(doc, 'span', 'sh', st.shape.length ? ' (' + st.shape.join(', ') + ')' : ' (a 0-D scalar)'));
       if (info.note) cap.appendChild(el(doc, 'span', 'nt', info.note));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
-    if (subtitle) cap.appendChild(el(doc, 'span', 'sub', subtitle));
-    if (shown < m.rows || shownCols < m.cols) cap.appendChild(el(doc, 'span', 'nt', 'Showing the first ' + shown + ' × ' + shownCols + ' of ' + m.rows + ' × ' + m.cols + '.'));
-    var scalar = !st.shape.length, tr, j; // a 0-D stage: the value alone, no axes
-    if (!scalar) {
-      tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
-      tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
-      for (j = 0; j < shownCols; j++) tr.appendChild(header(doc, m.colLabel(j), 'col'));
-    }
-    var body = t.appendChild(el(doc, 'tbody'));
-    for (var i = 0; i < shown; i++) {
-      tr = body.appendChild(el(doc, 'tr'));
-      tr.appendChild(header(doc, m.rowLabel(i), 'row'));
-      for (j = 0; j < shownCols; j++) {
-        var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
-        var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
-        td.dataset.row = i;
-        td.dataset.col = j;
-        if (st.shape.length > 2) td.dataset.batch = batch;
-        td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
-        if (say) td.setAttribute('aria-label', say);
-        if (masked) cls += ' m';
-        if (dropped) cls += ' x';
-        if (x === -Infinity) cls += ' ni';
-        if (heat && x > 0) {
-          td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
-          cls += ' h';
-        }
-        if (cls) td.className = cls.slice(1);
+    if (sub) cap.appendChild(el(doc, 'span', 'sub', sub));
+    if (cut) cap.appendChild(el(doc, 'span', 'nt', cut));
+    return cap;
+  }
+
+  // Paints every value cell of table t from the stage (region: the part of the slice shown).
+  function fill(t, st, wt, info, batch, region) {
+    var m = matrix(st, wt, batch), heat = info.kind === 'probabilities', causal = info.causal;
+    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
+    var head = t.tHead && t.tHead.rows[0].cells, rows = t.tBodies[0].rows, j;
+    for (j = 0; head && j < region.cols; j++) setHeader(head[j + 1], m.colLabel(region.c0 + j));
+    for (var r = 0; r < region.rows; r++) {
+      var cells = rows[r].cells, i = region.r0 + r;
+      setHeader(cells[0], m.rowLabel(i));
+      for (j = 0; j < region.cols; j++) {
+        var c = region.c0 + j, x = m.value(i, c), masked = causal && c > i;
+        paint(cells[j + 1], x, masked, pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + c] === 0), heat);
       }
     }
+  }
+
+  /** The table of a slice (or of a region {r0, c0, rows, cols} of it: the exact values under
+   *  a heatmap), its cells carrying their indices in the whole slice. */
+  function table(doc, st, wt, info, batch, opts, region) {
+    var m = matrix(st, wt, batch), whole = !region;
+    region = region || { r0: 0, c0: 0, rows: m.rows, cols: m.cols };
+    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    caption(doc, cap, st, info, batch, whole ? '' : sliceName(st, batch).name + ', rows ' + region.r0 + '–' + (region.r0 + region.rows - 1) + ', columns ' + region.c0 + '–' + (region.c0 + region.cols - 1));
+    t.dataset.dims = region.rows + 'x' + region.cols;
+    var tr, j;
+    if (st.shape.length) { // a 0-D stage: the value alone, no axes
+      tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
+      tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
+      for (j = 0; j < region.cols; j++) tr.appendChild(header(doc, '', 'col'));
+    }
+    var body = t.appendChild(el(doc, 'tbody'));
+    for (var i = 0; i < region.rows; i++) {
+      tr = body.appendChild(el(doc, 'tr'));
+      tr.appendChild(header(doc, '', 'row'));
+      for (j = 0; j < region.cols; j++) {
+        var td = tr.appendChild(el(doc, 'td'));
+        td.dataset.row = region.r0 + i;
+        td.dataset.col = region.c0 + j;
+        if (st.shape.length > 2) td.dataset.batch = batch;
+        td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
+      }
+    }
+    fill(t, st, wt, info, batch, region);
     var scroller = el(doc, 'div', 'scroll');
     scroller.appendChild(t);
     return scroller;
+  }
+
+  // A slice bigger than max_shown on a side: a canvas heatmap (lib/heatmap.js).
+  function big(st, wt, info, batch, opts) {
+    var m = matrix(st, wt, batch), doc = opts.doc || document, max = maxShown();
+    var head = caption(doc, el(doc, 'div', 'hc'), st, info, batch, '');
+    if (opts.caption === false) head.className = 'hc sr';
+    var box = CA.heatmap.create(m, {
+      doc: doc, kind: info.kind, name: sliceName(st, batch).name, head: head, max: max,
+      table: function (region) { var now = box._hm.st; return table(doc, now, box._hm.wt, CA.info(now.id), batch, opts, region); }
+    });
+    box._hm.st = st;
+    box._hm.wt = wt;
+    return box;
+  }
+  function isBig(st) {
+    var rank = st.shape.length, max = maxShown();
+    return st.shape[rank - 1] > max || (rank > 1 && st.shape[rank - 2] > max);
   }
 
   // The buttons under a table: exports (lib/export.js handles the clicks) and, on the page,
   // the embed snippet of the stage.
   var EXPORTS = [['markdown', 'Markdown'], ['latex', 'LaTeX'], ['csv', 'CSV'], ['torch', 'torch'], ['png', 'PNG']];
   function tools(doc, st, batch, withEmbed) {
-    var bar = el(doc, 'div', 'tools'), name = st.shape.length > 2 ? part(st, batch).split(':')[0] : st.id;
+    var bar = el(doc, 'div', 'tools'), name = sliceName(st, batch).name;
     bar.setAttribute('role', 'group');
     bar.setAttribute('aria-label', 'Export ' + name);
     bar.appendChild(el(doc, 'span', '', 'Export:'));
@@ -159,39 +241,70 @@
     return bar;
   }
 
-  /** One stage as a div[data-stage] holding its table(s) and their export buttons.
-   *  opts: {doc, caption: false hides captions but for screen readers, embed: an Embed button}. */
+  // The efficient mask against the simple one: the same weights, to float32 rounding.
+  function afterText(st, wt) {
+    var simple = byId(wt).masked_simple_norm, diff;
+    return st.id === 'attn_weights_causal' && simple ? 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0') : '';
+  }
+
+  /** One stage as a div[data-stage] holding its table(s) (heatmaps above max_shown) and their
+   *  export buttons. opts: {doc, caption: false hides captions but for screen readers, embed:
+   *  an Embed button}. */
   function stage(st, wt, opts) {
     opts = opts || {};
-    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
+    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), n = sliceCount(st), heat = isBig(st);
     box.dataset.stage = st.id;
+    box.dataset.shape = st.shape.join();
+    var slice = function (b) { return heat ? big(st, wt, info, b, opts) : table(doc, st, wt, info, b, opts); };
     if (st.shape.length === 4) {
-      // One (batch item, head) at a time, picked with a select: B·H tables would be a wall.
-      var pick = el(doc, 'select'), slot = el(doc, 'div'), label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head '));
-      for (var k = 0; k < st.shape[0] * st.shape[1]; k++) pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
-      label.appendChild(pick);
-      var showPick = function () {
-        var k = +pick.value;
-        slot.replaceChildren(table(doc, st, wt, info, k, part(st, k), opts, true), tools(doc, st, k, opts.embed && !k));
-      };
-      pick.addEventListener('change', showPick);
-      showPick();
-      box.appendChild(slot);
-    } else if (st.shape.length === 3) {
-      for (var b = 0; b < batches; b++) {
-        box.appendChild(table(doc, st, wt, info, b, part(st, b), opts));
+      // One (batch element, head) at a time, picked with a select: B·H tables would be a wall.
+      var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head ')), pick = label.appendChild(el(doc, 'select'));
+      for (var k = 0; k < n; k++) pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
+      var shown = [box.appendChild(slice(0)), box.appendChild(tools(doc, st, 0, opts.embed))];
+      pick.addEventListener('change', function () {
+        var now = box._st || st, k = +pick.value, next = [now === st ? slice(k) : heat ? big(now, box._wt, info, k, opts) : table(doc, now, box._wt, info, k, opts), tools(doc, now, k, opts.embed && !k)];
+        shown.forEach(function (node, i) { node.replaceWith(next[i]); });
+        shown = next;
+      });
+      box._pick = pick;
+    } else {
+      for (var b = 0; b < n; b++) {
+        box.appendChild(slice(b));
         box.appendChild(tools(doc, st, b, opts.embed && !b));
       }
-    } else {
-      box.appendChild(table(doc, st, wt, info, 0, '', opts));
-      box.appendChild(tools(doc, st, 0, opts.embed));
     }
-    // The efficient mask against the simple one: the same weights, to float32 rounding.
-    var simple = byId(wt).masked_simple_norm, diff;
-    if (st.id === 'attn_weights_causal' && simple) {
-      box.appendChild(el(doc, 'p', 'after', 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0')));
-    }
+    var after = afterText(st, wt);
+    if (after) box.appendChild(el(doc, 'p', 'after', after));
     return box;
+  }
+
+  /** Updates a stage's box in place for new values of the same shape: cell texts, shading,
+   *  markers, labels, captions; the cells themselves (focus, tab stop, picked cell) stay.
+   *  Other children that stage() adds refresh themselves through their `_update(st, wt)`.
+   *  Returns false when the shape differs: the caller builds a new box with stage(). */
+  function update(box, st, wt, opts) {
+    opts = opts || {};
+    if (box.dataset.stage !== st.id || box.dataset.shape !== st.shape.join()) return false;
+    var doc = opts.doc || document, info = CA.info(st.id), b = box._pick ? +box._pick.value : 0;
+    box._st = st; // a 4-D stage's select builds its slices from the newest values
+    box._wt = wt;
+    for (var node = box.firstElementChild; node; node = node.nextElementSibling) {
+      if (node._hm) {
+        node._hm.st = st;
+        node._hm.wt = wt;
+        CA.heatmap.update(node, matrix(st, wt, b), caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''));
+        b++;
+      } else if (node.className === 'scroll') {
+        var t = node.firstChild, cap = t.caption;
+        cap.replaceChildren();
+        cap.className = opts.caption === false ? 'sr' : '';
+        caption(doc, cap, st, info, b, '');
+        fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tBodies[0].rows[0].cells.length - 1 });
+        b++;
+      } else if (node.className === 'after') node.textContent = afterText(st, wt);
+      else if (node._update) node._update(st, wt); // anything else stage() adds (a drawing) updates itself
+    }
+    return true;
   }
 
   // A sum of products, written out (the first 8 terms).
@@ -303,6 +416,8 @@
       e.preventDefault();
       if (next === cell) onPick(cell);
       else if (next && next.dataset.col) {
+        // One tab stop per table: a clicked cell was not the stop, so clear whichever was.
+        row.parentNode.parentNode.querySelectorAll('td[tabindex="0"]').forEach(function (c) { c.tabIndex = -1; });
         cell.tabIndex = -1;
         next.tabIndex = 0;
         next.focus();
@@ -310,5 +425,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId, part: part };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

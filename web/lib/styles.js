@@ -47,6 +47,15 @@
     '.x{position:relative}.x::after{content:"✗";position:absolute;top:0;right:2px;font-size:.7em}',
     '.t .hl{box-shadow:inset 0 0 0 99rem var(--hl)}',
     '.after{margin:0;font-weight:600}',
+    // While the page renders, its stages off screen skip style, layout and paint (web/app.js
+    // renders them in idle time after); the height they had when last shown keeps the
+    // scrollbar still.
+    'main .stage.lazy{content-visibility:auto;contain-intrinsic-size:auto 22rem}',
+    // Heatmaps (lib/heatmap.js): the caption like a table's, the canvas, the readout.
+    '.hc{font:.9rem/1.4 system-ui,sans-serif;padding-bottom:.35rem}.hc>*{display:block;max-width:44rem}',
+    '.hm canvas{display:block;max-width:100%;height:auto;border:1px solid var(--line);cursor:crosshair;touch-action:none}',
+    '.hb{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;font-size:.8rem}.hb button{margin:.2rem 0;font-size:.75rem;padding:0 .35rem}',
+    '.ro{font:var(--mono);font-size:.82rem;margin:.2rem 0;min-height:1.3em}',
     '.tools{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem;margin-bottom:.4rem;font-size:.8rem;color:var(--muted)}',
     '.tools button{margin:0;font-size:.75rem;padding:0 .35rem}',
     '.tools textarea{width:100%;height:5rem;font:var(--mono);font-size:.75rem}',
