@@ -1,7 +1,7 @@
 // The page controller: settings <-> config <-> URL hash; runs the walkthrough, renders it.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, R = CA.render, doc = document;
+  var CA = globalThis.CausalAttention, R = CA.render, H = CA.hash, doc = document;
   var $ = function (id) { return doc.getElementById(id); };
   var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
   var panel = $('explain'), panelTitle = $('explain-title');
@@ -17,7 +17,7 @@
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
 
   function defaultTokens(T) { return api.defaultTokens(T); }
-  function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+  function same(a, b) { return H.stringify({ x: a }) === H.stringify({ x: b }); } // BigInt-safe
   function el(tag, props, parent) {
     var node = doc.createElement(tag);
     for (var k in props) node[k] = props[k];
@@ -135,20 +135,37 @@
     var sections = {}, boxes = main.querySelectorAll('[data-section]');
     boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
     res.stages.forEach(function (s) {
-      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      var box = sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      box.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
     });
     boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
+    hints();
     if (picked) explain();
-    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
+    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + H.stringify(c) : '';
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
+  // A box whose table is wider than it says so: data-more names the edge(s) it continues past.
+  function hint(box) {
+    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
+    else delete box.dataset.more;
+  }
+  function hints() { doc.querySelectorAll('.scroll').forEach(hint); }
+  doc.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
+  addEventListener('resize', hints);
+
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
   function load(hash) {
-    var c = {}, res, msg = '';
+    var c = {}, res, msg = '', stage;
     try {
-      if (hash) c = JSON.parse(decodeURIComponent(hash));
+      c = H.parse(hash);
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
+      stage = c.stage;
+      Object.keys(c).forEach(function (k) { // a bare stage id (#masked) is a stage link too
+        if (c[k] === true && api.stageIds.indexOf(k) >= 0) stage = k;
+        if (k === stage || k === 'stage' || k === 'lecture') delete c[k]; // page keys, not config
+      });
       res = api.run(c);
     } catch (e) {
       msg = 'Invalid link (' + e.message + '): showing the book instead.';
@@ -158,7 +175,28 @@
     clearErrors();
     show(res, c, msg);
     status.textContent = msg;
+    var target = stage && doc.getElementById(stage);
+    if (target) {
+      target.scrollIntoView();
+      if (!msg) history.replaceState(null, '', lastHash = '#' + H.stringify(Object.assign({}, c, { stage: stage }))); // kept until an edit
+    }
   }
+
+  // The link to the current settings (and to a stage): "Copy link" in the header, "Link" under
+  // every stage. Where the clipboard is refused, the link shows selected, to copy by hand.
+  function copyLink(stage, msg) {
+    var hash = H.stringify(Object.assign({}, currentConfig, { stage: stage })), out = $('link-out');
+    var url = location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
+    out.value = url;
+    out.hidden = false;
+    var clip = navigator.clipboard;
+    (clip ? clip.writeText(url) : Promise.reject()).then(function () { msg.textContent = 'Link copied. '; }, function () { out.select(); });
+  }
+  $('copy-link').addEventListener('click', function () { copyLink(undefined, $('link-msg')); });
+  main.addEventListener('click', function (e) {
+    var id = e.target.dataset && e.target.dataset.link;
+    if (id) copyLink(id, e.target.parentNode.querySelector('.msg'));
+  });
 
   // The explanation panel of the picked cell (found again after every re-render).
   function explain() {
@@ -181,6 +219,9 @@
     var d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage;
     picked = { id: id, rank: R.byId(current)[id].shape.length, b: +d.batch || 0, i: +d.row, j: +d.col };
     explain();
+    // The sheet must not hide the cell it explains: scroll the cell above it.
+    var cellBox = cell.getBoundingClientRect(), sheet = panel.getBoundingClientRect();
+    if (cellBox.bottom > sheet.top - 8) scrollBy(0, cellBox.bottom - sheet.top + 16);
   });
   CA.exports.bind(main, function () { return current; }, function () { return currentConfig; });
 
@@ -227,7 +268,7 @@
   });
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
-  addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
+  addEventListener('hashchange', function () { if (api && location.hash !== lastHash) load(location.hash); }); // before: the first load reads it
 
   // One <section> per entry of the core's section table, its stages filled in by show().
   function buildSections() {
@@ -240,13 +281,16 @@
     }));
   }
 
+  // Phones: the settings start closed, so that the first table is on the first screen.
+  if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
+
   CA.load().then(function (loaded) {
     api = loaded;
     buildSections();
     defaults = api.run({}).config;
     // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
     defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
-    load(location.hash.slice(1));
+    load(location.hash);
     doc.documentElement.dataset.ready = '1';
   }).catch(function (e) {
     status.textContent = 'The page could not start: ' + e.message;

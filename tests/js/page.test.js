@@ -107,7 +107,8 @@ function sameState(got, want, what) {
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
 }
 
-const hashConfig = (page) => page.evaluate(() => (location.hash ? JSON.parse(decodeURIComponent(location.hash.slice(1))) : {}));
+const H = require(path.join(__dirname, '../../web/hash.js'));
+const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
 
 pageTest('served and from file://: the book\'s numbers, every stage, token headers, max difference', async (open) => {
   const native = runCli({});

@@ -85,6 +85,8 @@
     var heat = info.kind === 'probabilities', causal = info.causal;
     var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    t.setAttribute('part', 'table'); // ::part(table) and ::part(caption) style a widget's from outside
+    cap.setAttribute('part', 'caption');
     if (!batch) {
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
@@ -138,6 +140,11 @@
       b.dataset.export = f[0];
       b.dataset.batch = batch;
     });
+    if (withEmbed) { // on the page: a link to this stage with the current settings (app.js)
+      var link = bar.appendChild(el(doc, 'button', '', 'Link'));
+      link.type = 'button';
+      link.dataset.link = st.id;
+    }
     bar.appendChild(el(doc, 'span', 'msg')).setAttribute('aria-live', 'polite'); // "Copied ..."
     return bar;
   }
@@ -257,9 +264,13 @@
       lit.forEach(function (c) { c.classList.add('hl'); });
     }
     function cellOf(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
-    root.addEventListener('mouseover', function (e) { light(cellOf(e)); });
+    // Only a mouse or keys light row and column: a tap would leave them lit (no pointer leaves).
+    var touched = false;
+    root.addEventListener('pointerdown', function (e) { touched = e.pointerType !== 'mouse'; });
+    root.addEventListener('keydown', function () { touched = false; }, true);
+    root.addEventListener('pointerover', function (e) { if (e.pointerType === 'mouse') light(cellOf(e)); });
     root.addEventListener('mouseleave', function () { light(); });
-    root.addEventListener('focusin', function (e) { light(cellOf(e)); });
+    root.addEventListener('focusin', function (e) { light(touched ? null : cellOf(e)); });
     root.addEventListener('click', function (e) { var c = cellOf(e); if (c) onPick(c); });
     root.addEventListener('keydown', function (e) {
       var cell = cellOf(e), key = e.key, row = cell && cell.parentNode, next, other;
