@@ -5,7 +5,9 @@
 //   stages="attn_weights_causal,context_vecs"  which stages (default: all), in this order
 //   preset="book" | config='{"dropout": 0.1}'  the configuration (the CLI's JSON keys)
 //   controls="none" | "compact" | "full"       settings above the tables (default none)
-//   theme="light" | "dark" | "auto"            auto (default) follows prefers-color-scheme
+//   theme="inherit" | "light" | "dark" | "auto"  inherit (default): the host's font and colours;
+//                                              auto follows prefers-color-scheme
+//   ::part(table), ::part(caption), ::part(controls) and --ca-* properties style it (styles.js)
 //   caption="on" | "off"                       table titles, notes and code (default on)
 (function (CA) {
   'use strict';
@@ -34,6 +36,7 @@
       shadow.adoptedStyleSheets = [CA.styleSheet(true)];
       this.root = el(doc, 'div', 'ca', shadow);
       this.form = el(doc, 'form', 'cf', this.root); // unnamed: not a landmark, widgets may be many
+      this.form.setAttribute('part', 'controls');
       this.error = el(doc, 'p', 'err', this.root);
       this.error.setAttribute('role', 'status');
       this.tables = el(doc, 'div', '', this.root);
