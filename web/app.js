@@ -162,8 +162,8 @@
       c = H.parse(hash);
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
       stage = c.stage;
-      Object.keys(c).forEach(function (k) { // a bare stage id (#masked) is a stage link too
-        if (c[k] === true && api.stageIds.indexOf(k) >= 0) stage = k;
+      Object.keys(c).forEach(function (k) { // a bare stage or section id (#masked) is a link to it too
+        if (c[k] === true && (api.stageIds.indexOf(k) >= 0 || api.sections.some(function (x) { return x.id === k; }))) stage = k;
         if (k === stage || k === 'stage' || k === 'lecture') delete c[k]; // page keys, not config
       });
       res = api.run(c);
@@ -192,6 +192,12 @@
     var clip = navigator.clipboard;
     (clip ? clip.writeText(url) : Promise.reject()).then(function () { msg.textContent = 'Link copied. '; }, function () { out.select(); });
   }
+  // The skip link moves focus to the tables without touching the hash (which holds the settings).
+  doc.querySelector('.skip').addEventListener('click', function (e) {
+    e.preventDefault();
+    main.focus();
+    main.scrollIntoView();
+  });
   $('copy-link').addEventListener('click', function () { copyLink(undefined, $('link-msg')); });
   main.addEventListener('click', function (e) {
     var id = e.target.dataset && e.target.dataset.link;

@@ -111,6 +111,8 @@ for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]]) {
         await page.keyboard.press('Enter');
         await page.keyboard.press('Tab');
         assert.deepEqual(await page.evaluate(() => [document.activeElement.tagName, document.activeElement.closest('[data-stage]').id]), ['TD', 'inputs']);
+        assert.equal(await page.evaluate(() => location.hash), '#d_out=4&qkv_bias', 'the settings stay in the URL');
+        assert.equal(await page.textContent('#status'), '');
         assert.deepEqual(await axeViolations(page), []);
         const landmarks = await page.evaluate(() => ({
           form: document.querySelector('form#controls').getAttribute('aria-label'),
@@ -250,5 +252,44 @@ test('embed.html takes the host\'s look from its hash: font, bg, fg', async () =
   await page.reload();
   await widgetsReady(page);
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('causal-attention-demo').shadowRoot.querySelector('.ca')).backgroundColor), 'rgb(18, 20, 23)');
+  await done(w);
+});
+
+// The content height of the first iframe of a page, once its widget has rendered.
+async function frameContent(page) {
+  await page.frameLocator('iframe').locator('causal-attention-demo[data-state=ready]').waitFor();
+  return page.evaluate(() => {
+    const f = document.querySelector('iframe');
+    return [Math.ceil(f.contentDocument.documentElement.getBoundingClientRect().height), f.clientHeight, getComputedStyle(f).borderTopWidth];
+  });
+}
+
+test('iframe heights: the Embed button\'s snippet and the README\'s fit their stage, without a border', async () => {
+  const w = await open(server.url, DESKTOP), page = w.page;
+  await ready(page);
+  const width = await page.$eval('[data-stage="attn_weights_causal"]', (e) => e.getBoundingClientRect().width);
+  const snippet = await page.evaluate(() => new Promise((resolve) => {
+    document.addEventListener('ca-export', (e) => resolve(e.detail.text), { once: true });
+    document.querySelector('[data-stage="attn_weights_causal"] button[data-export=embed]').click();
+  }));
+  const height = +snippet.match(/<iframe [^>]*height="(\d+)"/)[1];
+  assert.match(snippet, /<iframe [^>]*style="border:0"/);
+  files['host.css'] = `body{margin:0}main{width:${width}px}`;
+  files['pasted.html'] = HOST(snippet.slice(snippet.indexOf('<iframe')));
+  await page.goto(server.url + 'pasted.html');
+  let [content, frame, border] = await frameContent(page);
+  assert.equal(border, '0px');
+  assert.equal(frame, height);
+  assert.ok(height >= content && height <= content + 2, `Embed: height="${height}" for ${content} px of content`);
+
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const iframe = readme.slice(readme.indexOf('## Embedding')).match(/<iframe [\s\S]*?<\/iframe>/)[0];
+  const readmeHeight = +iframe.match(/height="(\d+)"/)[1];
+  files['host.css'] = 'body{margin:0}main{width:700px}';
+  files['readme.html'] = HOST(iframe.replace('https://example.org/causal-attention/', server.url));
+  await page.goto(server.url + 'readme.html');
+  [content, frame, border] = await frameContent(page);
+  assert.equal(border, '0px');
+  assert.ok(readmeHeight >= content && readmeHeight <= content + 2, `README: height="${readmeHeight}" for ${content} px of content in a 700 px column`);
   await done(w);
 });

@@ -151,7 +151,8 @@
           bar.querySelector('.msg').textContent = 'Saved ' + id + '.png.';
         });
       }
-      out = format === 'embed' ? snippet(id, config(), new URL('.', doc.baseURI).href, Math.ceil(box.getBoundingClientRect().height) + 40) : text(format, wt, id, batch);
+      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
+      out = format === 'embed' ? snippet(id, config(), new URL('.', doc.baseURI).href, Math.ceil(box.getBoundingClientRect().height + 28.8)) : text(format, wt, id, batch);
       announce({ format: format, stage: id, batch: batch, text: out });
       copy(out, bar, button.textContent);
     });
