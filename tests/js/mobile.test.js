@@ -94,8 +94,12 @@ for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]]) {
         await ready(page);
         const box = page.locator('[data-stage="inputs"] .scroll');
         assert.equal(await box.getAttribute('data-more'), 'right');
+        const fade = () => box.evaluate((d) => getComputedStyle(d).maskImage);
+        assert.match(await fade(), /^linear-gradient\(to left, rgba\(0, 0, 0, 0\)/, 'the right edge fades');
         await box.evaluate((d) => { d.scrollLeft = d.scrollWidth; });
         await page.waitForFunction(() => document.querySelector('[data-stage="inputs"] .scroll').dataset.more === 'left');
+        assert.match(await fade(), /^linear-gradient\(to right, rgba\(0, 0, 0, 0\)/, 'scrolled to the end: the left edge fades');
+        assert.equal(await page.$$eval('main .scroll', (all) => all.filter((d) => d.scrollWidth > d.clientWidth + 1 && getComputedStyle(d).maskImage === 'none').length), 0);
         const sticky = await page.$eval('[data-stage="inputs"] tbody th', (th) => [getComputedStyle(th).position, th.getBoundingClientRect().left]);
         assert.deepEqual(sticky[0], 'sticky');
         assert.ok(sticky[1] >= 0 && sticky[1] < 20, 'row labels stay in sight');
