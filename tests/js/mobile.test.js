@@ -124,6 +124,15 @@ for (const [size, viewport] of [['phone', PHONE], ['desktop', DESKTOP]]) {
           sections: Array.from(document.querySelectorAll('main section[aria-labelledby]')).length,
         }));
         assert.equal(landmarks.form, 'Settings');
+        // Where it comes from, and what "PyTorch's numbers" means.
+        const repo = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+        assert.deepEqual(await page.$$eval('footer a', (as) => as.map((a) => a.href)), [
+          'https://www.manning.com/books/build-a-large-language-model-from-scratch',
+          'https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb', repo]);
+        const bits = await page.textContent('#bits');
+        for (const words of ['Debian’s PyTorch 1.13', 'reference BLAS', 'AVX2', 'MKL, OpenBLAS or Accelerate', 'last bit', '4-decimal tables are the same in every build']) {
+          assert.ok(bits.includes(words), words);
+        }
         assert.ok(landmarks.main && landmarks.footer && landmarks.sections >= 4, JSON.stringify(landmarks));
       }
       await done(w);
