@@ -144,6 +144,7 @@
       var link = bar.appendChild(el(doc, 'button', '', 'Link'));
       link.type = 'button';
       link.dataset.link = st.id;
+      link.setAttribute('aria-label', 'Link to ' + st.id);
     }
     bar.appendChild(el(doc, 'span', 'msg')).setAttribute('aria-live', 'polite'); // "Copied ..."
     return bar;

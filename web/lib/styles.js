@@ -24,6 +24,7 @@
   // the greys are mixed from the text colour, so they suit a light and a dark host alike.
   var inherit = '--fg:var(--ca-fg,currentColor);--bg:var(--ca-bg,transparent);--muted:color-mix(in srgb,currentColor 72%,transparent);' +
     '--line:var(--ca-border,color-mix(in srgb,currentColor 28%,transparent));--soft:color-mix(in srgb,currentColor 7%,transparent);' +
+    '--hatch:color-mix(in srgb,currentColor 22%,transparent);' +
     'color:var(--ca-fg,inherit);font-family:var(--ca-font,inherit);font-size:inherit;--ca-size:var(--ca-font-size,1em)';
   CA.css = [
     // The widget: a block as tall as its content. Inherited properties (font, colour,
