@@ -1,7 +1,7 @@
 // The npm package ($CA_BUILD/package, made by build.sh): `npm pack` ships exactly package.json's
 // "files" (plus package.json and README.md); the tarball installs offline into an empty
 // project, where Node requires it and Chromium runs the widget from node_modules. Prints the
-// tarball's size and files. Cost: about 5 s.
+// tarball's size and files. Cost: about 9 s.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
