@@ -145,14 +145,8 @@
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
-  // A box whose table is wider than it says so: data-more names the edge(s) it continues past.
-  function hint(box) {
-    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
-    if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
-    else delete box.dataset.more;
-  }
-  function hints() { doc.querySelectorAll('.scroll').forEach(hint); }
-  doc.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
+  function hints() { R.hints(doc); }
+  R.watchHints(doc);
   addEventListener('resize', hints);
 
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).

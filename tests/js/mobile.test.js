@@ -175,7 +175,7 @@ test('Copy link: a readable URL that restores the settings and the stage in a fr
   await page.click('#dropout_example button[data-link]');
   const url = await page.inputValue('#link-out');
   assert.equal(url, server.url + '#tokens=Hello%2C%20world,journey,starts,with,one,step&d_out=4&rng=mkl&stage=dropout_example');
-  assert.equal(await page.textContent('#dropout_example .msg'), 'Link copied. ');
+  await page.waitForFunction(() => document.querySelector('#dropout_example .msg').textContent === 'Link copied. ');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
   const want = await cells(page, 'dropout_example');
   const fresh = await open(url, DESKTOP);
@@ -304,5 +304,20 @@ test('iframe heights: the Embed button\'s snippet and the README\'s fit their st
   [content, frame, border] = await frameContent(page);
   assert.equal(border, '0px');
   assert.ok(readmeHeight >= content && readmeHeight <= content + 2, `README: height="${readmeHeight}" for ${content} px of content in a 700 px column`);
+  await done(w);
+});
+
+test('widget on a phone: a 6 × 6 table fits with compact digits; wider ones fade where they scroll and keep their row labels in sight', async () => {
+  files['host.css'] = 'body{margin:0 8px;font:16px Georgia,serif}';
+  files['phone.html'] = HOST('<causal-attention-demo stages="attn_weights_causal"></causal-attention-demo>' +
+    '<causal-attention-demo id="wide" stages="inputs" config=\'{"inputs": {"randn": [6, 12]}}\'></causal-attention-demo>');
+  const w = await open(server.url + 'phone.html', PHONE), page = w.page;
+  await widgetsReady(page);
+  const fit = await page.evaluate(() => Array.from(document.querySelectorAll('causal-attention-demo'), (d) => {
+    const box = d.shadowRoot.querySelector('.scroll'), td = box.querySelector('td'), th = box.querySelector('tbody th');
+    return [box.scrollWidth <= box.clientWidth, getComputedStyle(td).fontSize, getComputedStyle(th).position, box.dataset.more || '', getComputedStyle(box).maskImage.slice(0, 23)];
+  }));
+  assert.deepEqual(fit, [[true, '12px', 'sticky', '', 'none'], [false, '12px', 'sticky', 'right', 'linear-gradient(to left']], '.75 of the host\'s 16 px; a fade where it scrolls');
+  await page.screenshot({ path: path.join(shots, 'blog-phone.png'), fullPage: true });
   await done(w);
 });

@@ -52,6 +52,8 @@
       });
       this.form.addEventListener('submit', function (e) { e.preventDefault(); });
       R.bind(this.tables, function (cell) { self.explain(cell); });
+      R.watchHints(this.tables);
+      new ResizeObserver(function () { R.hints(self.tables); }).observe(this.tables); // narrower: a fade where tables scroll
       CA.exports.bind(this.root, function () { return self.wt; }, function () { return self.config(); });
     }
 
@@ -108,6 +110,7 @@
         .sort(function (a, b) { return ids.indexOf(a.id) - ids.indexOf(b.id); })
         .forEach(function (s) { fragment.appendChild(R.stage(s, wt, opts)); });
       this.tables.replaceChildren(fragment);
+      R.hints(this.tables);
       this.note.hidden = true;
       this.dataset.state = 'ready';
       this.dispatchEvent(new CustomEvent('ca-render', { bubbles: true }));

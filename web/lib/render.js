@@ -293,5 +293,17 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  /** A box whose table is wider than it says so: data-more names the edge(s) it continues past
+   *  (the stylesheet fades them). hints(root) after a render or resize; watchHints(root) once. */
+  function hint(box) {
+    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
+    else delete box.dataset.more;
+  }
+  function hints(root) { root.querySelectorAll('.scroll').forEach(hint); }
+  function watchHints(root) {
+    root.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
+  }
+
+  CA.render = { hints: hints, watchHints: watchHints, fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

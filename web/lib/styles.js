@@ -43,6 +43,11 @@
     ':focus-visible{outline:2px solid var(--accent);outline-offset:1px}',
     '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}',
     '.scroll{overflow-x:auto;container-type:inline-size}',
+    // A table wider than its box fades out at the edge it continues past (render.hints).
+    '.scroll[data-more=right]{--fade:linear-gradient(to left,transparent,#000 2.5rem)}',
+    '.scroll[data-more=left]{--fade:linear-gradient(to right,transparent,#000 2.5rem)}',
+    '.scroll[data-more=both]{--fade:linear-gradient(to right,transparent,#000 2.5rem calc(100% - 2.5rem),transparent)}',
+    '.scroll[data-more]{-webkit-mask-image:var(--fade);mask-image:var(--fade)}',
     '.stage{margin:1rem 0 1.5rem}.ca .stage{margin:.5rem 0}',
     '.t{border-collapse:collapse;margin-bottom:.3rem;font-variant-numeric:tabular-nums}',
     '.t td{font:var(--mono)}.t th{font-size:.88rem}',
@@ -73,6 +78,9 @@
     '.err{color:var(--err);font-size:.9rem;margin:.25rem 0}',
     '.ex{font:var(--mono);font-size:.84rem;overflow-wrap:anywhere;border-left:3px solid var(--accent);padding-left:.6rem}',
     '.ex p{margin:.2rem 0}',
+    // A narrow box (a phone): compact digits, row labels stay in sight while the table scrolls
+    // (px: the widget's sheet turns rem into var(), which a container query cannot hold).
+    '@container (max-width:512px){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
     '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
   ].join('\n');
 
