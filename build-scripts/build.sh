@@ -19,4 +19,14 @@ cmake --build "$out/wasm" -j"$jobs"
 rm -rf "$out/web"
 node src/wasm/pack.js --page web "$out/web"
 cp "$out/wasm/causal-attention.js" "$out/web/"
+
+# The npm package: package.json's "files" (the module and its types), README and a package.json
+# without the dev tools. `npm pack "$out/package"` makes the tarball.
+rm -rf "$out/package"
+mkdir -p "$out/package"
+cp "$out/wasm/causal-attention.js" web/causal-attention.d.ts README.md "$out/package/"
+node -e '
+const p = require("./package.json");
+for (const k of ["private", "scripts", "devDependencies"]) delete p[k];
+require("fs").writeFileSync(process.argv[1], JSON.stringify(p, null, 2) + "\n");' "$out/package/package.json"
 echo "build: $out/web/ is ready ($(du -sb "$out/web" | cut -f1) bytes)"

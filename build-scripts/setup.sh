@@ -14,6 +14,7 @@ packages=(
   emscripten                         # the WebAssembly build (pulls binaryen, clang, lld)
   chromium                           # browser tests, driven by playwright-core
   python3                            # serve.sh's static server
+  hugo jekyll                        # the blog snippets (docs/embed) built in tests
 )
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)

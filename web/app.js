@@ -1,7 +1,7 @@
 // The page controller: settings <-> config <-> URL hash; runs the walkthrough, renders it.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, R = CA.render, doc = document;
+  var CA = globalThis.CausalAttention, R = CA.render, H = CA.hash, doc = document;
   var $ = function (id) { return doc.getElementById(id); };
   var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
   var panel = $('explain'), panelTitle = $('explain-title');
@@ -20,7 +20,7 @@
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
 
   function defaultTokens(T) { return api.defaultTokens(T); }
-  function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+  function same(a, b) { return H.stringify({ x: a }) === H.stringify({ x: b }); } // BigInt-safe
   function el(tag, props, parent) {
     var node = doc.createElement(tag);
     for (var k in props) node[k] = props[k];
@@ -211,7 +211,7 @@
         // New boxes past the first screen or two of cells start empty: built when needed.
         cells += R.isBig(s) ? 1024 : s.data.length;
         box = box && box._seen || cells < FIRST_CELLS ? R.stage(s, res, opts) : placeholder(s, res, opts);
-        box.id = 'stage-' + s.id; // the contents link here
+        box.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
         seen.observe(box);
       }
       (lists[section] || (lists[section] = [])).push(box);
@@ -226,8 +226,9 @@
       var want = lists[d.dataset.section] || [], have = d.children;
       if (want.length !== have.length || want.some(function (box, k) { return have[k] !== box; })) d.replaceChildren.apply(d, want);
     });
+    hints();
     if (picked) explain();
-    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
+    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + H.stringify(c) : '';
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
@@ -278,22 +279,30 @@
     });
   }
 
-  // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
-  // The element a hash names (#s3, #stage-mha.queries; stages exist once shown), or null when
-  // the hash is a configuration.
+  function hints() { R.hints(doc); }
+  R.watchHints(doc);
+  addEventListener('resize', hints);
+
+  // The element a hash names (#s3, #mha.queries) when the page has it, else null.
   function anchor(hash) {
     var id;
     try { id = decodeURIComponent(hash); } catch (e) { return null; }
-    return id && (doc.getElementById(id) || (/^stage-/.test(id) ? { id: id } : null));
+    return (id && doc.getElementById(id)) || null;
   }
+  // Shows the config of a URL hash (or the book's, with a message, when it is not valid), and
+  // scrolls to the stage it names (#stage=ID, or a bare stage or section id).
   function load(hash, then) {
-    var c = {}, target = anchor(hash);
+    var c = {}, stage;
     function shown(res, msg) {
       setControls(c, res);
       clearErrors();
-      show(res, c, msg || target);
+      show(res, c, msg);
       status.textContent = msg;
-      if (target && (target = doc.getElementById(target.id))) target.scrollIntoView(); // a link to a section or stage
+      var target = stage && doc.getElementById(stage);
+      if (target) {
+        target.scrollIntoView();
+        if (!msg) history.replaceState(null, '', lastHash = '#' + H.stringify(Object.assign({}, c, { stage: stage }))); // kept until an edit
+      }
       if (then) then();
     }
     function invalid(message) {
@@ -301,13 +310,40 @@
       compute(c = {}, function (res) { shown(res, msg); });
     }
     try {
-      if (hash && !target) c = JSON.parse(decodeURIComponent(hash));
+      c = H.parse(hash);
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
+      stage = c.stage;
+      Object.keys(c).forEach(function (k) { // a bare stage or section id (#masked) is a link to it too
+        if (c[k] === true && (api.stageIds.indexOf(k) >= 0 || api.sections.some(function (x) { return x.id === k; }))) stage = k;
+        if (k === stage || k === 'stage' || k === 'lecture') delete c[k]; // page keys, not config
+      });
     } catch (e) {
       return invalid(e.message);
     }
     compute(c, function (res) { shown(res, ''); }, invalid);
   }
+
+  // The link to the current settings (and to a stage): "Copy link" in the header, "Link" under
+  // every stage. Where the clipboard is refused, the link shows selected, to copy by hand.
+  function copyLink(stage, msg) {
+    var hash = H.stringify(Object.assign({}, currentConfig, { stage: stage })), out = $('link-out');
+    var url = location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
+    out.value = url;
+    out.hidden = false;
+    var clip = navigator.clipboard;
+    (clip ? clip.writeText(url) : Promise.reject()).then(function () { msg.textContent = 'Link copied. '; }, function () { out.select(); });
+  }
+  // The skip link moves focus to the tables without touching the hash (which holds the settings).
+  doc.querySelector('.skip').addEventListener('click', function (e) {
+    e.preventDefault();
+    main.focus();
+    main.scrollIntoView();
+  });
+  $('copy-link').addEventListener('click', function () { copyLink(undefined, $('link-msg')); });
+  main.addEventListener('click', function (e) {
+    var id = e.target.dataset && e.target.dataset.link;
+    if (id) copyLink(id, e.target.parentNode.querySelector('.msg'));
+  });
 
   // The explanation panel of the picked cell (found again after every re-render).
   function explain() {
@@ -331,6 +367,9 @@
     var d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage;
     picked = { id: id, rank: R.byId(current)[id].shape.length, b: +d.batch || 0, i: +d.row, j: +d.col };
     explain();
+    // The sheet must not hide the cell it explains: scroll the cell above it.
+    var cellBox = cell.getBoundingClientRect(), sheet = panel.getBoundingClientRect();
+    if (cellBox.bottom > sheet.top - 8) scrollBy(0, cellBox.bottom - sheet.top + 16);
   });
   CA.exports.bind(main, function () { return current; }, function () { return currentConfig; });
 
@@ -377,9 +416,7 @@
   });
   $('explain-close').addEventListener('click', close);
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
-  addEventListener('hashchange', function () {
-    if (location.hash !== lastHash && !anchor(location.hash.slice(1))) load(location.hash.slice(1));
-  });
+  addEventListener('hashchange', function () { if (api && location.hash !== lastHash) load(location.hash); }); // before: the first load reads it
   // The contents jump without touching the hash, which holds the settings.
   $('toc').addEventListener('click', function (e) {
     var link = e.target.closest('a'), target = link && anchor(link.getAttribute('href').slice(1));
@@ -396,7 +433,7 @@
       var li = el('li', {}), stages = el('ol', {});
       el('a', { href: '#' + info.id, textContent: info.number + ' ' + info.title }, li);
       api.stages.forEach(function (s) {
-        if (s.section === info.id && !s.bias) el('code', { textContent: s.id }, el('a', { href: '#stage-' + s.id }, el('li', {}, stages)));
+        if (s.section === info.id && !s.bias) el('code', { textContent: s.id }, el('a', { href: '#' + s.id }, el('li', {}, stages)));
       });
       li.appendChild(stages);
       return li;
@@ -410,13 +447,16 @@
     }));
   }
 
+  // Phones: the settings start closed, so that the first table is on the first screen.
+  if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
+
   CA.load().then(function (loaded) {
     api = loaded;
     buildSections();
     defaults = api.run({}).config;
     // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
     defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
-    load(location.hash.slice(1), function () { doc.documentElement.dataset.ready = '1'; });
+    load(location.hash, function () { doc.documentElement.dataset.ready = '1'; });
   }).catch(function (e) {
     status.textContent = 'The page could not start: ' + e.message;
     doc.documentElement.dataset.ready = 'error';

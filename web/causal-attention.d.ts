@@ -187,3 +187,16 @@ export interface Api {
 
 /** Loads the module once; every call returns the same promise. */
 export function load(): Promise<Api>;
+
+/** `<causal-attention-demo>`, defined when the script runs in a browser. Its attributes:
+ *  `stages` (ids, comma-separated), `preset` ("book"), `config` (JSON of a Config), `controls`
+ *  ("none" | "compact" | "full"), `theme` ("inherit", the default: the host's font and colours;
+ *  "auto" | "light" | "dark"), `caption` ("on" | "off"). Styled from outside through the
+ *  --ca-font, --ca-font-size, --ca-fg, --ca-bg, --ca-accent and --ca-border properties and
+ *  ::part(table), ::part(caption), ::part(controls). Fires `ca-render` and `ca-export`. */
+export type Theme = 'inherit' | 'auto' | 'light' | 'dark';
+declare global {
+  interface HTMLElementTagNameMap {
+    'causal-attention-demo': HTMLElement;
+  }
+}

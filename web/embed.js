@@ -1,24 +1,32 @@
 // embed.html#<state>: chosen stages without the page around them, for sites that allow an
 // iframe but no script. <state> is encodeURIComponent of a JSON object: the configuration's
 // keys (as in the page's URL) plus the widget's "stages" (an array or a comma list),
-// "controls", "theme" and "caption". The page tells its parent its height on every change, as
+// "controls", "theme" and "caption", and the host's look: "font" (a font-family), "bg" and "fg"
+// (colours), which make the default theme "inherit" (else "auto"). The hash may also be
+// written like the page's (hash.js: stages=masked,context_vecs&d_out=4&bg=%23fdf6e3). The page tells its parent its height on every change, as
 // {type: 'causal-attention:height', height} (see README, Embedding).
 (function () {
   'use strict';
   var doc = document, demo = doc.querySelector('causal-attention-demo'), reported = 0;
-  var OPTIONS = ['stages', 'controls', 'theme', 'caption'];
+  var OPTIONS = ['stages', 'controls', 'theme', 'caption'], LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
   doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
   doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
 
   function show() {
-    var text = decodeURIComponent(location.hash.slice(1)), state;
+    var text = decodeURIComponent(location.hash.slice(1)), state, styled = false;
     try {
-      state = JSON.parse(text || '{}');
+      state = CausalAttention.hash.parse(location.hash);
     } catch (e) {
       demo.setAttribute('config', text); // the widget reports the JSON error
       return;
     }
     if (state && state.constructor === Object) {
+      Object.keys(LOOK).forEach(function (key) { // styles set from JS: allowed by a strict CSP
+        doc.body.style[LOOK[key]] = key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
+        styled = styled || key in state;
+        delete state[key];
+      });
+      if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
       OPTIONS.forEach(function (key) {
         var v = state[key];
         delete state[key];

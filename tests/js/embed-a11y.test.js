@@ -126,6 +126,10 @@ test('prefers-color-scheme and prefers-reduced-motion are followed; theme overri
     const w = document.querySelector('#causal').shadowRoot;
     return [getComputedStyle(w.querySelector('.ca')).backgroundColor, getComputedStyle(w.querySelector('td')).transitionDuration];
   });
+  // Without a theme ("inherit"), the host's background shows through in either scheme.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  assert.equal((await look())[0], 'rgba(0, 0, 0, 0)');
+  await page.evaluate(() => document.querySelector('#causal').setAttribute('theme', 'auto'));
   await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
   assert.deepEqual(await look(), ['rgb(255, 255, 255)', '0.15s']);
   await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });

@@ -173,7 +173,8 @@ function computed(page, selectors, inWidget) {
 }
 
 test('host CSS does not reach into the widget, and the widget\'s CSS does not reach out', async () => {
-  const widget = '<causal-attention-demo stages="attn_weights_causal,masked" controls="compact"></causal-attention-demo>';
+  // theme="light": the widget's own look (the default, "inherit", takes the host's font and colour).
+  const widget = '<causal-attention-demo theme="light" stages="attn_weights_causal,masked" controls="compact"></causal-attention-demo>';
   const s = await serveWith(web, {
     'clean.html': hostPage(widget),
     'hostile.html': hostPage(widget, `<style>${HOSTILE_CSS}</style>`),
@@ -188,6 +189,12 @@ test('host CSS does not reach into the widget, and the widget\'s CSS does not re
   await page.goto(s.url + 'hostile.html');
   await widgetsReady(page);
   assert.deepEqual(await computed(page, inside, true), clean);
+  // theme="inherit" takes the host's colour, font family and size, and nothing else.
+  await page.evaluate(() => document.querySelector('causal-attention-demo').removeAttribute('theme'));
+  assert.deepEqual(await page.evaluate(() => {
+    const c = getComputedStyle(document.querySelector('causal-attention-demo').shadowRoot.querySelector('.ca'));
+    return [c.color, c.fontFamily, c.fontSize, c.letterSpacing, c.textAlign, c.lineHeight];
+  }), ['rgb(255, 0, 0)', 'cursive', '40px', 'normal', 'start', '58px']);
   const outside = ['table', 'caption', 'th', 'td', 'p', 'code', 'button', 'input', 'div[hidden]'];
   await page.goto(s.url + 'plain.html');
   const plain = await computed(page, outside, false);
@@ -226,9 +233,9 @@ test('widgets with different configurations share one page and one WebAssembly i
   await page.waitForFunction(() => document.querySelector('#b').shadowRoot.querySelector('td[data-row="1"]').textContent === '0.5517');
   assert.deepEqual(await widgetRow(page, '#c', 'dropout_example', 0), ['2.0000', '2.0000', '0.0000', '2.0000', '2.0000', '0.0000']);
   assert.deepEqual(await widgetRow(page, '#a', 'attn_weights_causal', 1), ROW1_CAUSAL);
-  // theme="dark" on one widget only.
+  // theme="dark" on one widget only; #a has the default, "inherit": the host's background shows.
   const backgrounds = await page.evaluate(() => ['#a', '#c'].map((id) => getComputedStyle(document.querySelector(id).shadowRoot.querySelector('.ca')).backgroundColor));
-  assert.deepEqual(backgrounds, ['rgb(255, 255, 255)', 'rgb(18, 20, 23)']);
+  assert.deepEqual(backgrounds, ['rgba(0, 0, 0, 0)', 'rgb(18, 20, 23)']);
   assert.equal(await page.evaluate(() => window.wasmInstances), 1);
   assert.deepEqual(problems, []);
   await page.close();

@@ -111,7 +111,8 @@ function sameState(got, want, what) {
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
 }
 
-const hashConfig = (page) => page.evaluate(() => (location.hash ? JSON.parse(decodeURIComponent(location.hash.slice(1))) : {}));
+const H = require(path.join(__dirname, '../../web/hash.js'));
+const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
 
 pageTest('served and from file://: the book\'s numbers, every stage, token headers, max difference', async (open) => {
   const native = runCli({});
@@ -485,14 +486,14 @@ pageTest('the contents list every section and stage in chapter order; links keep
   const toc = await page.$$eval('#toc-list > li', (items) => items.map((li) => [li.querySelector('a').getAttribute('href'),
     Array.from(li.querySelectorAll(':scope > ol a'), (a) => a.getAttribute('href'))]));
   assert.deepEqual(toc, api.sections.map((s) => ['#' + s.id,
-    api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#stage-' + st.id)]));
+    api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#' + st.id)]));
   assert.deepEqual(api.sections.map((s) => s.number), ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5', '3.5.1', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2']);
   await page.click('#toc summary');
-  await page.click('a[href="#stage-mha.queries"]');
-  await page.waitForFunction(() => Math.abs(document.getElementById('stage-mha.queries').getBoundingClientRect().top) < 2);
+  await page.click('a[href="#mha.queries"]');
+  await page.waitForFunction(() => Math.abs(document.getElementById('mha.queries').getBoundingClientRect().top) < 2);
   assert.deepEqual(await hashConfig(page), { num_heads: 1 });
-  assert.equal(await page.locator('#stage-mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
-  for (const id of ['s3', 'stage-mha.attn_weights']) { // the anchors of the book's sections and stages
+  assert.equal(await page.locator('#mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
+  for (const id of ['s3', 'mha.attn_weights']) { // the anchors of the book's sections and stages
     await page.goto(server.url + '#' + id);
     await page.waitForSelector('html[data-ready="1"]');
     await page.waitForFunction((i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2, id);

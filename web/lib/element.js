@@ -5,7 +5,9 @@
 //   stages="attn_weights_causal,context_vecs"  which stages (default: all), in this order
 //   preset="book" | config='{"dropout": 0.1}'  the configuration (the CLI's JSON keys)
 //   controls="none" | "compact" | "full"       settings above the tables (default none)
-//   theme="light" | "dark" | "auto"            auto (default) follows prefers-color-scheme
+//   theme="inherit" | "light" | "dark" | "auto"  inherit (default): the host's font and colours;
+//                                              auto follows prefers-color-scheme
+//   ::part(table), ::part(caption), ::part(controls) and --ca-* properties style it (styles.js)
 //   caption="on" | "off"                       table titles, notes and code (default on)
 (function (CA) {
   'use strict';
@@ -33,6 +35,7 @@
       shadow.adoptedStyleSheets = [CA.styleSheet(true)];
       this.root = el(doc, 'div', 'ca', shadow);
       this.form = el(doc, 'form', 'cf', this.root); // unnamed: not a landmark, widgets may be many
+      this.form.setAttribute('part', 'controls');
       this.error = el(doc, 'p', 'err', this.root);
       this.error.setAttribute('role', 'status');
       this.tables = el(doc, 'div', '', this.root);
@@ -48,6 +51,8 @@
       });
       this.form.addEventListener('submit', function (e) { e.preventDefault(); });
       R.bind(this.tables, function (cell) { self.explain(cell); });
+      R.watchHints(this.tables);
+      new ResizeObserver(function () { R.hints(self.tables); }).observe(this.tables); // narrower: a fade where tables scroll
       CA.exports.bind(this.root, function () { return self.wt; }, function () { return self.config(); });
     }
 
@@ -117,6 +122,7 @@
       this.tables.replaceChildren(fragment);
       var picked = this.tables.querySelector('.sel'); // the explanation closes: unmark its cell
       if (picked) picked.classList.remove('sel');
+      R.hints(this.tables);
       this.note.hidden = true;
       this.dataset.state = 'ready';
       this.dispatchEvent(new CustomEvent('ca-render', { bubbles: true }));

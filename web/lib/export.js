@@ -107,7 +107,7 @@
     return '<script src="' + attr(base + 'causal-attention.js') + '"></script>\n' +
       '<causal-attention-demo stages="' + attr(id) + '" ' + (json === '{}' ? 'preset="book"' : 'config="' + attr(json) + '"') + '></causal-attention-demo>\n' +
       '<!-- Or, where scripts are not allowed: -->\n' +
-      '<iframe src="' + attr(base + 'embed.html#' + encodeURIComponent(JSON.stringify(state))) + '" title="' + attr('Causal attention: ' + id) + '" width="100%" height="' + (height || 400) + '" loading="lazy"></iframe>';
+      '<iframe src="' + attr(base + 'embed.html#' + encodeURIComponent(JSON.stringify(state))) + '" title="' + attr('Causal attention: ' + id) + '" width="100%" height="' + (height || 400) + '" style="border:0" loading="lazy"></iframe>';
   }
 
   // Copy to the clipboard; where the browser refuses, show the text to copy by hand.
@@ -151,7 +151,8 @@
           bar.querySelector('.msg').textContent = 'Saved ' + id + '.png.';
         });
       }
-      out = format === 'embed' ? snippet(id, config(), new URL('.', doc.baseURI).href, Math.ceil(box.getBoundingClientRect().height) + 40) : text(format, wt, id, batch);
+      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
+      out = format === 'embed' ? snippet(id, config(), new URL('.', doc.baseURI).href, Math.ceil(box.getBoundingClientRect().height + 28.8)) : text(format, wt, id, batch);
       announce({ format: format, stage: id, batch: batch, text: out });
       copy(out, bar, button.textContent);
     });

@@ -179,6 +179,8 @@
     var m = matrix(st, wt, batch), whole = !region;
     region = region || { r0: 0, c0: 0, rows: m.rows, cols: m.cols };
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    t.setAttribute('part', 'table'); // ::part(table) and ::part(caption) style a widget's from outside
+    cap.setAttribute('part', 'caption');
     caption(doc, cap, st, info, batch, whole ? '' : sliceName(st, batch).name + ', rows ' + region.r0 + '–' + (region.r0 + region.rows - 1) + ', columns ' + region.c0 + '–' + (region.c0 + region.cols - 1));
     t.dataset.dims = region.rows + 'x' + region.cols;
     var tr, j;
@@ -237,6 +239,12 @@
       b.dataset.export = f[0];
       b.dataset.batch = batch;
     });
+    if (withEmbed) { // on the page: a link to this stage with the current settings (app.js)
+      var link = bar.appendChild(el(doc, 'button', '', 'Link'));
+      link.type = 'button';
+      link.dataset.link = st.id;
+      link.setAttribute('aria-label', 'Link to ' + st.id);
+    }
     bar.appendChild(el(doc, 'span', 'msg')).setAttribute('aria-live', 'polite'); // "Copied ..."
     return bar;
   }
@@ -399,9 +407,13 @@
       lit.forEach(function (c) { c.classList.add('hl'); });
     }
     function cellOf(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
-    root.addEventListener('mouseover', function (e) { light(cellOf(e)); });
+    // Only a mouse or keys light row and column: a tap would leave them lit (no pointer leaves).
+    var touched = false;
+    root.addEventListener('pointerdown', function (e) { touched = e.pointerType !== 'mouse'; });
+    root.addEventListener('keydown', function () { touched = false; }, true);
+    root.addEventListener('pointerover', function (e) { if (e.pointerType === 'mouse') light(cellOf(e)); });
     root.addEventListener('mouseleave', function () { light(); });
-    root.addEventListener('focusin', function (e) { light(cellOf(e)); });
+    root.addEventListener('focusin', function (e) { light(touched ? null : cellOf(e)); });
     root.addEventListener('click', function (e) { var c = cellOf(e); if (c) onPick(c); });
     root.addEventListener('keydown', function (e) {
       var cell = cellOf(e), key = e.key, row = cell && cell.parentNode, next, other;
@@ -425,5 +437,17 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  /** A box whose table is wider than it says so: data-more names the edge(s) it continues past
+   *  (the stylesheet fades them). hints(root) after a render or resize; watchHints(root) once. */
+  function hint(box) {
+    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
+    else delete box.dataset.more;
+  }
+  function hints(root) { root.querySelectorAll('.scroll').forEach(hint); }
+  function watchHints(root) {
+    root.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
+  }
+
+  CA.render = { hints: hints, watchHints: watchHints, fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

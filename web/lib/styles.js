@@ -11,15 +11,31 @@
     '--lo:#f7fbff;--hi:#08306b;--cut:.64;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.22);color-scheme:light';
   var dark = '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
     '--lo:#132233;--hi:#c6dbef;--cut:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.25);color-scheme:dark';
+  // The host's hooks (README, Embedding): --ca-fg, --ca-bg, --ca-accent, --ca-border override
+  // the theme's colours, --ca-font and --ca-font-size its font; custom properties inherit
+  // into the shadow root, nothing else from the host does.
+  var HOOKS = { fg: 'fg', bg: 'bg', accent: 'accent', line: 'border' };
+  function hooked(theme) {
+    return theme.replace(/--(fg|bg|accent|line):([^;]+)/g, function (_, k, v) { return '--' + k + ':var(--ca-' + HOOKS[k] + ',' + v + ')'; });
+  }
+  light = hooked(light);
+  dark = hooked(dark);
+  // theme="inherit": the host's text colour, font and size, its background showing through;
+  // the greys are mixed from the text colour, so they suit a light and a dark host alike.
+  var inherit = '--fg:var(--ca-fg,currentColor);--bg:var(--ca-bg,transparent);--muted:color-mix(in srgb,currentColor 72%,transparent);' +
+    '--line:var(--ca-border,color-mix(in srgb,currentColor 28%,transparent));--soft:color-mix(in srgb,currentColor 7%,transparent);' +
+    '--hatch:color-mix(in srgb,currentColor 22%,transparent);' +
+    'color:var(--ca-fg,inherit);font-family:var(--ca-font,inherit);font-size:inherit;--ca-size:var(--ca-font-size,1em)';
   CA.css = [
     // The widget: a block as tall as its content. Inherited properties (font, colour,
     // alignment...) would cross the shadow boundary from the host page, so .ca resets them all
     // (first, so that the variables below win over its color-scheme).
-    '.ca{all:initial;display:block;direction:ltr;padding:.4rem .6rem;border-radius:6px;background:var(--bg);color:var(--fg);font:16px/1.45 system-ui,sans-serif}',
+    '.ca{all:initial;display:block;direction:ltr;padding:.4rem .6rem;border-radius:6px;background:var(--bg);color:var(--fg);font:var(--ca-size)/1.45 var(--ca-font,system-ui,sans-serif);--ca-size:var(--ca-font-size,16px)}',
     ':root,.ca{--mono:.88rem/1.35 ui-monospace,Menlo,Consolas,monospace;' + light + '}',
     // theme="auto" (or none) follows the reader's system; theme="light"/"dark" forces one.
-    '@media (prefers-color-scheme:dark){:root,:host(:not([theme=light])) .ca{' + dark + '}}',
+    '@media (prefers-color-scheme:dark){:root,:host([theme=auto]) .ca{' + dark + '}}',
     ':host([theme=dark]) .ca{' + dark + '}',
+    ':host(:not([theme=light],[theme=dark],[theme=auto])) .ca{' + inherit + '}',
     ':host{display:block}:host([hidden]),[hidden]{display:none!important}',
     '.ca *{box-sizing:border-box}',
     'button,input,select{font:inherit;font-size:.9rem;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:.15rem .4rem;max-width:100%}',
@@ -27,19 +43,26 @@
     ':focus-visible{outline:2px solid var(--accent);outline-offset:1px}',
     '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}',
     '.scroll{overflow-x:auto;container-type:inline-size}',
+    // A table wider than its box fades out at the edge it continues past (render.hints).
+    '.scroll[data-more=right]{--fade:linear-gradient(to left,transparent,#000 2.5rem)}',
+    '.scroll[data-more=left]{--fade:linear-gradient(to right,transparent,#000 2.5rem)}',
+    '.scroll[data-more=both]{--fade:linear-gradient(to right,transparent,#000 2.5rem calc(100% - 2.5rem),transparent)}',
+    '.scroll[data-more]{-webkit-mask-image:var(--fade);mask-image:var(--fade)}',
     '.stage{margin:1rem 0 1.5rem}.ca .stage{margin:.5rem 0}',
     '.pick{display:block;margin:.2rem 0;font-size:.85rem}.pick select{margin-left:.3rem}',
-    '.t{border-collapse:collapse;margin-bottom:.3rem;font:var(--mono);font-variant-numeric:tabular-nums}',
-    '.t caption{text-align:left;font:.9rem/1.4 system-ui,sans-serif;padding-bottom:.35rem;contain:inline-size}',
+    '.t{border-collapse:collapse;margin-bottom:.3rem;font-variant-numeric:tabular-nums}',
+    '.t td{font:var(--mono)}.t th{font-size:.88rem}',
+    '.t caption{text-align:left;font-size:.9rem;line-height:1.4;padding-bottom:.35rem;contain:inline-size}',
     '.t caption>*{display:block;width:min(44rem,100cqw)}',
     '.ti{font-weight:600}',
     '.sh,.sub,.k,.em,.m,.ni{color:var(--muted)}',
     'code{font:var(--mono);font-size:.82rem;background:var(--soft);padding:.1rem .35rem;white-space:pre-wrap;overflow-wrap:anywhere}',
     '.t th,.t td{border:1px solid var(--line);padding:.2rem .45rem;white-space:nowrap}',
-    '.t th{font-family:system-ui,sans-serif;max-width:8rem;overflow:hidden;text-overflow:ellipsis;background:var(--soft)}',
+    '.t th{max-width:8rem;overflow:hidden;text-overflow:ellipsis;background:var(--soft)}',
     '.t .k,.t .em{font-weight:400;font-size:.75rem}',
     '.t td{text-align:right;cursor:pointer;transition:box-shadow .15s}',
-    '.t td:hover,.t td:focus,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
+    '.t td:focus-visible,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
+    '@media (hover:hover){.t td:hover{outline:2px solid var(--accent);outline-offset:-2px}}',
     '.t .sel{outline-width:3px}',
     // Heatmap: background from --lo to --hi by the cell's --v; text black or white past --cut.
     '.t td.h{background-color:color-mix(in oklab,var(--hi) calc(var(--v)*100%),var(--lo));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
@@ -65,18 +88,25 @@
     '.err{color:var(--err);font-size:.9rem;margin:.25rem 0}',
     '.ex{font:var(--mono);font-size:.84rem;overflow-wrap:anywhere;border-left:3px solid var(--accent);padding-left:.6rem}',
     '.ex p{margin:.2rem 0}',
+    // A narrow box (a phone): compact digits, row labels stay in sight while the table scrolls
+    // (px: the widget's sheet turns rem into var(), which a container query cannot hold).
+    '@container (max-width:512px){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
     '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
   ].join('\n');
 
   var sheets = {};
   /** The stylesheet as a CSSStyleSheet, one per kind, made on first use (browsers only). The
-   *  widget's has px for rem: rem follows the host page's root font size, which must not
-   *  resize the widget. */
+   *  widget's has its own size for rem (--ca-size: 16px, --ca-font-size or, with
+   *  theme="inherit", the host's), not the host page's root font size. */
   CA.styleSheet = function (forWidget) {
     var kind = forWidget ? 'widget' : 'page';
     if (!sheets[kind]) {
+      if (forWidget) {
+        // A <length> property holds px, not "1em", so nested sizes do not compound.
+        try { CSS.registerProperty({ name: '--ca-size', syntax: '<length>', inherits: true, initialValue: '16px' }); } catch (e) { /* registered */ }
+      }
       sheets[kind] = new CSSStyleSheet();
-      sheets[kind].replaceSync(forWidget ? CA.css.replace(/(\d*\.?\d+)rem/g, function (_, n) { return n * 16 + 'px'; }) : CA.css);
+      sheets[kind].replaceSync(forWidget ? CA.css.replace(/(\d*\.?\d+)rem/g, 'calc($1 * var(--ca-size))') : CA.css);
     }
     return sheets[kind];
   };
