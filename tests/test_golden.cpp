@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "stages.hpp"
 #include "support.hpp"
 
 namespace {
@@ -20,11 +21,11 @@ bool exact_stage(const std::string& id) {
   return kExact.count(id) > 0 || ca::is_bias_stage(id) || id.find("W_") != std::string::npos;
 }
 
-// The context vectors sum T products: near zero they cancel, so they are held to an absolute
-// bound (2.4e-7 x max(1, |value|) is the largest difference seen); every other stage to ULPs
+// The context vectors (the only inexact stages of kind "values") sum T products: near zero
+// they cancel, so they are held to an absolute bound (2.4e-7 x max(1, |value|) is the largest difference seen); every other stage to ULPs
 // (at most 5 seen).
 bool close_enough(const std::string& id, float got, float want) {
-  if (id == "context_vec" || id == "context_vecs") {
+  if (ca::find_stage(id)->kind == ca::StageKind::Values) {  // context vectors, all of them
     return std::abs(double(got) - double(want)) <= 5e-7 * std::max(1.0, std::abs(double(want)));
   }
   return Catch::Matchers::WithinULP(want, 8).match(got);
