@@ -155,8 +155,9 @@ export type StageId =
   | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs';
 
 export interface RunOptions {
-  /** Compute only what these stages need and return only them (walkthrough order). An
-   *  unknown id, or an mha.* stage when num_heads does not divide d_out, throws. */
+  /** Compute only what these stages need and return only them (walkthrough order; [] returns
+   *  the resolved configuration alone). An unknown id, or an mha.* stage when num_heads does
+   *  not divide d_out, throws. */
   stages?: StageId[];
   /** Start from a preset's configuration (`config`'s keys win) and, without `stages`, show
    *  its stages. */

@@ -102,8 +102,10 @@ val run(const val& config, const val& options) {
       if (wanted.empty()) wanted = ca::preset_stages(*p);
     }
   }
+  bool none = false;
   for (const auto& [key, v] : opts.members) {
     if (key != "stages") continue;
+    none = v.items.empty();  // {stages: []}: the resolved configuration, no stage
     wanted.clear();
     for (const Value& id : v.items) {
       if (id.kind != Value::Kind::String) {
@@ -118,6 +120,11 @@ val run(const val& config, const val& options) {
   if (error.empty()) error = ca::stages_error(parsed.config, wanted);
   if (!error.empty()) {
     result.set("error", error);
+    return result;
+  }
+  if (none) {
+    result.set("config", to_js(ca::config_to_value(ca::resolve(parsed.config))));
+    result.set("stages", val::array());
     return result;
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);

@@ -173,8 +173,9 @@ test('above 32 × 32: a heatmap whose readout, zoom and exact table show the sta
 test('api.run with {stages}: only those stages cross, with the same bits', async () => {
   const config = { inputs: { randn: [64, 16], seed: 3 }, d_out: 8, qkv_bias: true };
   const all = api.run(config);
-  const some = api.run(config, { stages: ['context_vecs', 'attn_scores', 'b_key', 'no_such_stage'] });
-  assert.deepEqual(some.stages.map((s) => s.id), ['b_key', 'attn_scores', 'context_vecs'], 'walkthrough order, unknown ids skipped');
+  const some = api.run(config, { stages: ['context_vecs', 'attn_scores', 'b_key'] });
+  assert.deepEqual(some.stages.map((s) => s.id), ['b_key', 'attn_scores', 'context_vecs'], 'walkthrough order');
+  assert.throws(() => api.run(config, { stages: ['no_such_stage'] }), /unknown stage "no_such_stage"/);
   for (const s of some.stages) {
     const a = all.stages.find((x) => x.id === s.id);
     assert.deepEqual(s.shape, a.shape);
