@@ -34,6 +34,7 @@ target_link_options(causal-attention-module PRIVATE
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
+  ${CMAKE_SOURCE_DIR}/web/lib/draw.js
   ${CMAKE_SOURCE_DIR}/web/lib/styles.js
   ${CMAKE_SOURCE_DIR}/web/lib/export.js
   ${CMAKE_SOURCE_DIR}/web/lib/element.js)

@@ -80,9 +80,37 @@
     return say;
   }
 
+  // A table's colour scale: probabilities sequential over [0, max(1, largest)], the signed
+  // kinds diverging around 0 over ±max |x|, masks none. lo and hi: its finite range.
+  function scale(m, info) {
+    var lo = Infinity, hi = -Infinity, i, j, x;
+    for (i = 0; i < m.rows; i++) for (j = 0; j < m.cols; j++) if (isFinite(x = m.value(i, j))) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    if (info.kind === 'mask' || lo > hi) return null;
+    var seq = info.kind === 'probabilities';
+    return { seq: seq, top: (seq ? Math.max(1, hi) : Math.max(-lo, hi)) || 1, lo: lo, hi: hi };
+  }
+  // A cell's colour on scale sc: --v = |x| / top; the colours are in styles.js.
+  function shade(node, x, sc) {
+    node.classList.add(sc.seq ? 'h' : 'd');
+    if (x < 0) node.classList.add('ng');
+    node.style.setProperty('--v', (Math.abs(x) / sc.top).toFixed(4));
+  }
+  /** The colour key of scale sc: the table's range, lo to hi, in 12 steps of the cells' own rule. */
+  function key(doc, sc) {
+    var k = el(doc, 'div', 'ck'), strip = el(doc, 'span', 'ks');
+    k.appendChild(el(doc, 'span', 'sr', 'Colour key: '));
+    k.appendChild(el(doc, 'span', 'kl', fmt(sc.lo)));
+    for (var n = 0; n < 12; n++) shade(strip.appendChild(el(doc, 'span')), n === 11 ? sc.hi : sc.lo + (sc.hi - sc.lo) * n / 11, sc);
+    strip.setAttribute('aria-hidden', 'true');
+    k.appendChild(strip);
+    k.appendChild(el(doc, 'span', 'kh', fmt(sc.hi)));
+    k.appendChild(el(doc, 'span', '', sc.seq ? '(shade ∝ value on 0 to ' + fmt(sc.top) + ': faint = small)' : '(shade ∝ |value| up to ' + fmt(sc.top) + '; blue > 0, red < 0)'));
+    return k;
+  }
+
   function table(doc, st, wt, info, batch, subtitle, opts) {
     var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var heat = info.kind === 'probabilities', causal = info.causal;
+    var sc = scale(m, info), causal = info.causal;
     var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
     if (!batch) {
@@ -112,15 +140,13 @@
         if (masked) cls += ' m';
         if (dropped) cls += ' x';
         if (x === -Infinity) cls += ' ni';
-        if (heat && x > 0) {
-          td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
-          cls += ' h';
-        }
         if (cls) td.className = cls.slice(1);
+        if (sc && isFinite(x)) shade(td, x, sc);
       }
     }
     var scroller = el(doc, 'div', 'scroll');
     scroller.appendChild(t);
+    if (sc) scroller.appendChild(key(doc, sc));
     return scroller;
   }
 
@@ -148,14 +174,17 @@
     opts = opts || {};
     var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), batches = st.shape[0];
     box.dataset.stage = st.id;
+    // The table and, for (T, T) attention stages, its drawing (lib/draw.js) beside it.
+    function add(b, subtitle, embed) {
+      var duo = box.appendChild(el(doc, 'div', 'duo'));
+      duo.appendChild(table(doc, st, wt, info, b, subtitle, opts));
+      if (CA.draw && CA.draw.wanted(info)) duo.appendChild(CA.draw.figure(doc, st, wt, b, info));
+      box.appendChild(tools(doc, st, b, embed));
+    }
     if (st.shape.length === 3) {
-      for (var b = 0; b < batches; b++) {
-        box.appendChild(table(doc, st, wt, info, b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts));
-        box.appendChild(tools(doc, st, b, opts.embed && !b));
-      }
+      for (var b = 0; b < batches; b++) add(b, st.id + '[' + b + ']: batch element ' + (b + 1) + ' of ' + batches, opts.embed && !b);
     } else {
-      box.appendChild(table(doc, st, wt, info, 0, '', opts));
-      box.appendChild(tools(doc, st, 0, opts.embed));
+      add(0, '', opts.embed);
     }
     // The efficient mask against the simple one: the same weights, to float32 rounding.
     var simple = byId(wt).masked_simple_norm, diff;
@@ -243,6 +272,24 @@
     return fragment;
   }
 
+  /** The operands of element [i, j] of stage `id` (its explanation's inputs), as [stage, 'row'
+   *  or 'col', index]: the row of queries and the key (a row of keys, a column of keys.T)
+   *  behind a score, the row of weights and the column of values behind a context value... */
+  function operands(id, i, j) {
+    var qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
+    return qkv ? [['inputs', 'row', i], ['W_' + qkv, 'row', j]] : ({
+      attn_scores: [['queries', 'row', i], ['keys', 'row', j]],
+      attn_weights: [['attn_scores', 'row', i]],
+      context_vec: [['attn_weights', 'row', i], ['values', 'col', j]],
+      masked_simple: [['attn_weights', 'row', i], ['mask_simple', 'row', i]],
+      row_sums: [['masked_simple', 'row', i]],
+      masked_simple_norm: [['masked_simple', 'row', i], ['row_sums', 'row', i]],
+      masked: [['attn_scores', 'row', i]],
+      attn_weights_causal: [['masked', 'row', i]],
+      attn_weights_dropped: [['attn_weights_causal', 'row', i], ['dropout_example', 'row', i]]
+    }[id] || []);
+  }
+
   /** Hover/focus highlights a cell's row and column; click, Enter or Space picks it (onPick);
    *  arrow keys, Home and End move between the cells of a table (a roving tabindex). */
   function bind(root, onPick) {
@@ -257,6 +304,7 @@
       lit.forEach(function (c) { c.classList.add('hl'); });
     }
     function cellOf(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
+    if (CA.draw) CA.draw.bind(root);
     root.addEventListener('mouseover', function (e) { light(cellOf(e)); });
     root.addEventListener('mouseleave', function () { light(); });
     root.addEventListener('focusin', function (e) { light(cellOf(e)); });
@@ -281,5 +329,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, operands: operands, bind: bind, scale: scale, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
