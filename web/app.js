@@ -139,13 +139,18 @@
     });
     boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
     if (picked) explain();
-    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + encodeURIComponent(JSON.stringify(c)) : '';
-    lastHash = hash;
+    // The hash: the configuration, then lecture mode's stage=...&lecture (lecture.js).
+    var hash = keepHash ? location.hash.slice(1) : [Object.keys(c).length ? encodeURIComponent(JSON.stringify(c)) : '', CA.lecture.hash()].filter(Boolean).join('&');
+    lastHash = hash = hash && '#' + hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
+    CA.why.shown(res, c);
+    CA.lecture.shown(res);
   }
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid).
   function load(hash) {
     var c = {}, res, msg = '';
+    CA.lecture.read(hash);
+    hash = CA.lecture.settings(hash).rest.join('&');
     try {
       if (hash) c = JSON.parse(decodeURIComponent(hash));
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
@@ -168,9 +173,19 @@
     (picked.cell = cell).classList.add('sel');
     panelTitle.textContent = picked.id + '[' + [picked.b, picked.i, picked.j].slice(3 - rank).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
     $('explain-body').replaceChildren(R.explain(current, picked.id, picked.b, picked.i, picked.j, doc));
+    operands(R.operands(picked.id, picked.i, picked.j));
     panel.hidden = false;
   }
+  // Marks (.op) the cells behind the explained number in their own tables.
+  function operands(list) {
+    main.querySelectorAll('.op').forEach(function (c) { c.classList.remove('op'); });
+    list.forEach(function (o) {
+      var t = main.querySelector('[data-stage="' + o[0] + '"] table');
+      if (t) t.querySelectorAll('td[data-' + o[1] + '="' + o[2] + '"]').forEach(function (c) { c.classList.add('op'); });
+    });
+  }
   function close() {
+    operands([]);
     panel.hidden = true;
     var cell = picked && picked.cell;
     picked = null;
