@@ -23,7 +23,10 @@
   }
   // One stage's table for one generator, cells that differ from `other` marked.
   function grid(st, other, tokens, rng, parent) {
-    var T = tokens.length, t = el('table', 't', undefined, el('div', 'wv', undefined, parent)), i, j;
+    var T = tokens.length, wrap = el('div', 'scroll wv', undefined, parent), t = el('table', 't', undefined, wrap), i, j;
+    wrap.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
+    wrap.setAttribute('role', 'region');
+    wrap.setAttribute('aria-label', st.id + ', rng ' + rng);
     t.dataset.rng = rng;
     el('caption', '', 'rng "' + rng + '": ' + WHO[rng], t);
     var tr = el('tr', '', undefined, el('thead', '', undefined, t));

@@ -178,7 +178,7 @@
     function add(b, subtitle, embed) {
       var duo = box.appendChild(el(doc, 'div', 'duo'));
       duo.appendChild(table(doc, st, wt, info, b, subtitle, opts));
-      if (CA.draw && CA.draw.wanted(info)) duo.appendChild(CA.draw.figure(doc, st, wt, b, info));
+      if (CA.draw && CA.draw.wanted(info)) duo.appendChild(CA.draw.figure(doc, st, wt, b, info)).parentNode.classList.add('dd');
       box.appendChild(tools(doc, st, b, embed));
     }
     if (st.shape.length === 3) {

@@ -59,8 +59,9 @@
     '.ck{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem;font-size:.78rem;color:var(--muted);margin-bottom:.3rem}',
     '.ks{display:inline-flex;border:1px solid var(--line)}.ks span{width:.9rem;height:.9rem}',
     // The attention drawing.
-    // .scroll is an inline-size container (0 wide on its own): it takes the room the drawing leaves.
-    '.duo{display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 20rem;min-width:0}.dr{flex:0 1 auto}',
+    // Beside a drawing (.dd) the table is as wide as its content (not a container, its caption
+    // wraps to the table's width); the drawing goes below where both do not fit.
+    '.duo{display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 100%}.dd>.scroll{container-type:normal;flex:0 1 auto;max-width:100%}.dd .t caption>*{width:auto}',
     '.dr{max-width:100%;overflow-x:auto}.dr svg{display:block;font:14px system-ui,sans-serif}.dr svg.sm{font-size:11px}',
     '.dr line{stroke:var(--p2);stroke-linecap:round}.dr line.ng{stroke:var(--n2)}.dr line.dp{stroke:var(--muted);stroke-dasharray:4 3}',
     '.dr .f line:not(.on),.dr line.hh{display:none}',
