@@ -67,7 +67,7 @@
     ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
       var a = R.byId(by.default)[id], b = R.byId(by.mkl)[id];
       el('h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', box);
-      var pair = el('div', 'duo', undefined, box);
+      var pair = el('div', 'pair', undefined, box);
       grid(a, b, cfg.tokens, 'default', pair);
       grid(b, a, cfg.tokens, 'mkl', pair);
     });
