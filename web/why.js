@@ -71,7 +71,7 @@
       grid(a, b, cfg.tokens, 'default', pair);
       grid(b, a, cfg.tokens, 'mkl', pair);
     });
-    el('p', 'hint', 'Which PyTorch releases draw which way is known from their source and from published outputs; two boundaries are not pinned to a release: when AMD CPUs started taking the MKL path (between 1.8 and 2.0) and whether any 2.7+ wheel still does (2.7.0 turned it off for open-source builds).', box);
+    el('p', 'hint', 'Which PyTorch releases draw which way is known from their source and from published outputs; two boundaries are not pinned to a release: when AMD CPUs started taking the MKL path (roughly 1.11 to 2.0) and whether any 2.7+ wheel still does (2.7.0 turned it off for open-source builds).', box);
   }
 
   CA.why = { shown: shown };
