@@ -135,7 +135,7 @@
     var sections = {}, boxes = main.querySelectorAll('[data-section]');
     boxes.forEach(function (d) { sections[d.dataset.section] = doc.createDocumentFragment(); });
     res.stages.forEach(function (s) {
-      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true }));
+      sections[CA.info(s.id).section].appendChild(R.stage(s, res, { doc: doc, embed: true, torch: $('torch-format').checked }));
     });
     boxes.forEach(function (d) { d.replaceChildren(sections[d.dataset.section]); });
     if (picked) explain();
@@ -241,6 +241,7 @@
     }
   });
   $('explain-close').addEventListener('click', close);
+  $('torch-format').addEventListener('change', function () { show(current, currentConfig); });
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
   addEventListener('hashchange', function () { if (location.hash !== lastHash) load(location.hash.slice(1)); });
 

@@ -295,3 +295,15 @@ test('"Why are my numbers different?": the two generators\' real tables side by 
     await done(w);
   }
 });
+
+test('the PyTorch print format switch: every table as print() shows it, back again', async () => {
+  const w = await open(), page = w.page;
+  const texts = (id) => page.evaluate((s) => Array.from(document.querySelectorAll(`#main [data-stage="${s}"] td`), (td) => td.textContent), id);
+  await page.check('#torch-format');
+  assert.deepEqual((await texts('dropout_example')).slice(0, 6), ['2.', '2.', '0.', '2.', '2.', '0.']);
+  assert.deepEqual((await texts('masked')).slice(0, 3), ['0.2899', '-inf', '-inf']);
+  assert.deepEqual((await texts('mask')).slice(0, 3), ['0.', '1.', '1.']);
+  await page.uncheck('#torch-format');
+  assert.deepEqual((await texts('masked')).slice(0, 2), ['0.2899', '−∞']);
+  await done(w);
+});

@@ -6,6 +6,36 @@
 
   /** A number as the tables show it: 4 decimals, like PyTorch's print. */
   function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
+  // C's printf("%.*f" or "%.*e"): JS rounds exact ties away from zero, C to even; Python's
+  // two-digit exponent; the sign of -0 kept.
+  function printf(x, p, sci) {
+    var f = sci ? 'toExponential' : 'toFixed', s = Math.abs(x)[f](p), t = Math.abs(x)[f](100), k = t.indexOf('.') + p + 1;
+    if (p && t[k] === '5' && /^0*(e|$)/.test(t.slice(k + 1)) && t[k - 1] % 2 === 0) s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
+    return (x < 0 || Object.is(x, -0) ? '-' : '') + s.replace(/e([-+])(\d)$/, 'e$10$2');
+  }
+  /** Stage st's numbers as print() shows them (torch/_tensor_str.py, ported like the CLI's
+   *  torch_format.cpp): one mode for the tensor, measured over what print() shows (3 edge items
+   *  per dimension above 1000 values): integers as "2.", else 4 decimals, or %.4e when wide. */
+  function torchFormat(st) {
+    var shape = st.shape, data = st.data, vals = [], ints = true, min = Infinity, max = 0;
+    (function collect(off, d) {
+      for (var n = shape[d], stride = data.length / shape.slice(0, d + 1).reduce(function (a, b) { return a * b; }, 1), i = 0; i < n; i++) {
+        if (data.length > 1000 && n > 6 && i === 3) i = n - 3;
+        if (d < shape.length - 1) collect(off + i * stride, d + 1);
+        else vals.push(data[off + i]);
+      }
+    })(0, 0);
+    vals.forEach(function (v) {
+      if (!isFinite(v) || !v) return;
+      min = Math.min(min, Math.abs(v));
+      max = Math.max(max, Math.abs(v));
+      ints = ints && v === Math.ceil(v);
+    });
+    var sci = max / min > 1000 || max > 1e8 || (!ints && min < 1e-4);
+    return function (x) {
+      return x !== x ? 'nan' : !isFinite(x) ? (x < 0 ? '-' : '') + 'inf' : sci ? printf(x, 4, 1) : ints ? printf(x, 0) + '.' : printf(x, 4);
+    };
+  }
   // An operand inside a sum: negatives in parentheses.
   function operand(x) { return x < 0 ? '(' + fmt(x) + ')' : fmt(x); }
   /** The shortest decimal that reads back as the same float32. */
@@ -110,7 +140,7 @@
 
   function table(doc, st, wt, info, batch, subtitle, opts) {
     var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var sc = scale(m, info), causal = info.causal;
+    var sc = scale(m, info), causal = info.causal, text = opts.torch ? torchFormat(st) : fmt;
     var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
     if (!batch) {
@@ -130,7 +160,7 @@
       tr = body.appendChild(el(doc, 'tr'));
       tr.appendChild(header(doc, m.rowLabel(i), 'row'));
       for (j = 0; j < shownCols; j++) {
-        var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', fmt(x))), cls = '';
+        var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', text(x))), cls = '';
         var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
         td.dataset.row = i;
         td.dataset.col = j;
@@ -329,5 +359,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, operands: operands, bind: bind, scale: scale, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, operands: operands, torchFormat: torchFormat, bind: bind, scale: scale, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
