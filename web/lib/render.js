@@ -110,6 +110,15 @@
     return say;
   }
 
+  /** (i, j) → [masked, dropped] for the table m of stage st: masked above the diagonal of a
+   *  causal stage, dropped where the stage's dropout pattern has a zero. */
+  function marks(st, wt, info, m) {
+    var pattern = info.dropout && byId(wt)[info.dropout];
+    return function (i, j) {
+      var masked = info.causal && j > i;
+      return [masked, !!pattern && (pattern === st ? m.value(i, j) === 0 && !masked : pattern.data[i * m.cols + j] === 0)];
+    };
+  }
   // A table's colour scale: probabilities sequential over [0, max(1, largest)], the signed
   // kinds diverging around 0 over ±max |x|, masks none. lo and hi: its finite range.
   function scale(m, info) {
@@ -140,8 +149,8 @@
 
   function table(doc, st, wt, info, batch, subtitle, opts) {
     var m = matrix(st, wt, batch), shown = Math.min(m.rows, MAX_SHOWN), shownCols = Math.min(m.cols, MAX_SHOWN);
-    var sc = scale(m, info), causal = info.causal, text = opts.torch ? torchFormat(st) : fmt;
-    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
+    var sc = scale(m, info), text = opts.torch ? torchFormat(st) : fmt;
+    var flags = marks(st, wt, info, m);
     var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
     if (!batch) {
       var head = cap.appendChild(el(doc, 'span', 'hd'));
@@ -161,7 +170,7 @@
       tr.appendChild(header(doc, m.rowLabel(i), 'row'));
       for (j = 0; j < shownCols; j++) {
         var x = m.value(i, j), td = tr.appendChild(el(doc, 'td', '', text(x))), cls = '';
-        var masked = causal && j > i, dropped = pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + j] === 0), say = spoken(x, masked, dropped);
+        var f = flags(i, j), masked = f[0], dropped = f[1], say = spoken(x, masked, dropped);
         td.dataset.row = i;
         td.dataset.col = j;
         if (st.shape.length === 3) td.dataset.batch = batch;
@@ -359,5 +368,5 @@
     });
   }
 
-  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, operands: operands, torchFormat: torchFormat, bind: bind, scale: scale, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, explain: explain, marks: marks, operands: operands, torchFormat: torchFormat, bind: bind, scale: scale, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

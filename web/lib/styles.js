@@ -13,8 +13,9 @@
   // dark: larger = brighter; in both "the further from the page's colour, the larger".
   // --cs, --cd (sequential, diverging) and --dir: where the cells' text turns from black to
   // white (flipped in the dark theme), each side ≥ 4.5:1 (computed from the stops in oklab).
+  var LIGHT = { s0: '#fbf8dc', s1: '#4f93a0', s2: '#0d2a61', c0: '#f7f7f7', p1: '#6fa6d6', p2: '#0b3d7a', n1: '#e3906c', n2: '#7a1a12' };
   var light = '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
-    '--s0:#fbf8dc;--s1:#4f93a0;--s2:#0d2a61;--c0:#f7f7f7;--p1:#6fa6d6;--p2:#0b3d7a;--n1:#e3906c;--n2:#7a1a12;' +
+    Object.keys(LIGHT).map(function (k) { return '--' + k + ':' + LIGHT[k] + ';'; }).join('') +
     '--cs:.6;--cd:.7;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.16);color-scheme:light';
   var dark = '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
     '--s0:#1c2131;--s1:#3a8a8c;--s2:#fde95a;--c0:#1c2131;--p1:#3a74b0;--p2:#c4e2ff;--n1:#b0603f;--n2:#ffd0ba;' +
@@ -81,6 +82,13 @@
     '.ex p{margin:.2rem 0}',
     '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
   ].join('\n');
+
+  /** A cell's light-theme colours for exports (canvas takes color-mix): the shading of
+   *  --v = v on the sequential (seq) or diverging scale (neg: below 0), and its text colour. */
+  CA.shade = function (v, seq, neg) {
+    var e = seq ? [LIGHT.s0, LIGHT.s1, LIGHT.s2] : [LIGHT.c0, LIGHT[neg ? 'n1' : 'p1'], LIGHT[neg ? 'n2' : 'p2']], t = ' ' + v * 100 + '%,';
+    return { bg: 'color-mix(in oklab,color-mix(in oklab,' + e[2] + t + e[1] + ')' + t + 'color-mix(in oklab,' + e[1] + t + e[0] + '))', fg: v > (seq ? 0.6 : 0.7) ? '#fff' : '#000' };
+  };
 
   var sheets = {};
   /** The stylesheet as a CSSStyleSheet, one per kind, made on first use (browsers only). The
