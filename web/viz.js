@@ -56,7 +56,7 @@
     if (CA.draw) CA.draw.bind(box);
   }
   function keys(e) {
-    var inside = e.target.closest && e.target.closest('td,.tk'), key = e.key; // arrows move inside tables and drawings
+    var inside = e.target.closest && e.target.closest('.tk'), key = e.key; // arrows move between a drawing's tokens
     var to = { PageDown: 'next', PageUp: 'prev', Home: 'first', End: 'last', Escape: 'close' }[key] ||
       (!inside && { ArrowRight: 'next', ArrowLeft: 'prev' }[key]);
     if (!to || (inside && (key === 'Home' || key === 'End'))) return;
@@ -91,16 +91,17 @@
     var title = el('h2', '', st.title);
     title.id = 'lecture-title';
     box.setAttribute('aria-labelledby', title.id);
-    var stage = R.stage(st, wt, { doc: doc, caption: false });
+    var stage = R.stage(st, wt, { doc: doc, caption: false, torch: doc.getElementById('torch-format').checked });
     if (prev && prev.data.length === st.data.length && prev.shape.join() === st.shape.join()) {
       stage.querySelectorAll('td[data-col]').forEach(function (td, n) {
-        if (R.fmt(prev.data[n]) !== td.textContent.replace(/^✗ /, '')) td.classList.add('chg');
+        if (R.fmt(prev.data[n]) !== R.fmt(st.data[n])) td.classList.add('chg');
       });
     }
     box.replaceChildren(top, title, el('code', '', st.code), stage);
     shownId = st.id;
     box.hidden = false;
     doc.documentElement.classList.add('lecturing');
+    if (!box.contains(doc.activeElement)) box.focus(); // the focused cell was replaced: keys stay here
   }
 
   function close() {
@@ -118,7 +119,6 @@
     state.stage = id || state.stage || wt.stages[0].id;
     writeHash();
     slide(false);
-    box.focus();
   }
 
   /** The page rendered walkthrough `res`: redraw the slide if lecture mode is on. */
@@ -128,7 +128,6 @@
     if (state.on) {
       if (box.hidden !== false) back = doc.activeElement;
       slide(false);
-      if (!box.contains(doc.activeElement)) box.focus();
     } else {
       box.hidden = true;
     }

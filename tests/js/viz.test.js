@@ -222,6 +222,12 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowLeft');
   assert.equal((await slide()).id, ids[ids.length - 2]);
+  // Arrows leave a clicked table cell for the next slide (clickers and teachers use them).
+  await page.click('#lecture td[data-row="0"][data-col="0"]');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal((await slide()).id, ids[ids.length - 3]);
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await slide()).id, ids[ids.length - 2]);
   // The URL restores the same slide, in a fresh page.
   const url = page.url();
   const w2 = await open(url.slice(url.indexOf('#')), { viewport: { width: 1280, height: 720 }, reducedMotion: 'reduce' });
