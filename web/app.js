@@ -200,7 +200,7 @@
     current = res;
     currentConfig = c;
     status.textContent = '';
-    var lists = {}, old = {}, opts = { doc: doc, embed: true }, cells = 0;
+    var lists = {}, old = {}, opts = { doc: doc, embed: true, torch: $('torch-format').checked }, cells = 0;
     main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
     res.stages.forEach(function (s) {
       var box = old[s.id], section = CA.info(s.id).section;
@@ -228,9 +228,13 @@
     });
     hints();
     if (picked) explain();
-    var hash = keepHash ? location.hash : Object.keys(c).length ? '#' + H.stringify(c) : '';
+    // The hash: the configuration's settings, then lecture mode's stage=...&lecture (viz.js).
+    var hash = keepHash ? location.hash : [Object.keys(c).length ? H.stringify(c) : '', CA.lecture.hash()].filter(Boolean).join('&');
+    if (hash && hash[0] !== '#') hash = '#' + hash;
     lastHash = hash;
     if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
+    CA.why.shown(res, c);
+    CA.lecture.shown(res);
   }
   // Stage boxes on screen (or nearly) are updated at once; the others get their new values
   // (box._pending) when they come into view, or in idle time.
@@ -293,6 +297,7 @@
   // scrolls to the stage it names (#stage=ID, or a bare stage or section id).
   function load(hash, then) {
     var c = {}, stage;
+    CA.lecture.read(hash);
     function shown(res, msg) {
       setControls(c, res);
       clearErrors();
@@ -354,9 +359,19 @@
     var index = rank > 2 ? R.part(st, picked.b).split(':')[0].slice(picked.id.length + 1, -1).split(', ') : [];
     panelTitle.textContent = picked.id + '[' + index.concat([picked.i, picked.j].slice(2 - Math.min(rank, 2))).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
     $('explain-body').replaceChildren(R.explain(current, picked.id, picked.b, picked.i, picked.j, doc));
+    operands(R.operands(picked.id, picked.i, picked.j));
     panel.hidden = false;
   }
+  // Marks (.op) the cells behind the explained number in their own tables.
+  function operands(list) {
+    main.querySelectorAll('.op').forEach(function (c) { c.classList.remove('op'); });
+    list.forEach(function (o) {
+      var t = main.querySelector('[data-stage="' + o[0] + '"] table');
+      if (t) t.querySelectorAll('td[data-' + o[1] + '="' + o[2] + '"]').forEach(function (c) { c.classList.add('op'); });
+    });
+  }
   function close() {
+    operands([]);
     panel.hidden = true;
     var cell = picked && picked.cell;
     picked = null;
@@ -415,6 +430,7 @@
     }
   });
   $('explain-close').addEventListener('click', close);
+  $('torch-format').addEventListener('change', function () { show(current, currentConfig); });
   doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
   addEventListener('hashchange', function () { if (api && location.hash !== lastHash) load(location.hash); }); // before: the first load reads it
   // The contents jump without touching the hash, which holds the settings.

@@ -36,6 +36,7 @@ set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/worker.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
   ${CMAKE_SOURCE_DIR}/web/lib/heatmap.js
+  ${CMAKE_SOURCE_DIR}/web/lib/draw.js
   ${CMAKE_SOURCE_DIR}/web/lib/styles.js
   ${CMAKE_SOURCE_DIR}/web/lib/export.js
   ${CMAKE_SOURCE_DIR}/web/lib/element.js)

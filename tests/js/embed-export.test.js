@@ -219,13 +219,19 @@ test('PNG: a download with a PNG signature and the table\'s size', async () => {
       const band = ctx.getImageData(0, 0, image.width, 48).data;
       let dark = 0;
       for (let k = 0; k < band.length; k += 4) if (band[k] < 100) dark++;
-      return { titleInk: dark, titleBackground: px(image.width - 4, 24), header: px(4, 52), cornerOfTable: px(4, 100), masked: px(image.width - 4, 100) };
+      const colW = image.width / 2 / 7; // 6 columns and the labels' (attn_weights_causal)
+      return { titleInk: dark, titleBackground: px(image.width - 4, 24), header: px(4, 52), cornerOfTable: px(4, 100),
+        masked: Array.from({ length: 24 }, (_, k) => px(image.width - 6 - k, 100)), first: px(Math.round(2 * colW + 6), 102) };
     }, bytes.toString('base64'));
     assert.ok(look.titleInk > 50, `${stage}: no title drawn`);
     assert.equal(look.titleBackground, '255,255,255', `${stage}: the title row is white, above the header`);
     assert.equal(look.header, '238,240,243', stage);
     assert.equal(look.cornerOfTable, '238,240,243', stage); // the row labels' column
-    if (stage === 'attn_weights_causal') assert.equal(look.masked, '221,221,221');
+    if (stage === 'attn_weights_causal') {
+      // Shaded as on the page (light theme): 1.0 the scale's end, masked 0 its start, hatched.
+      assert.equal(look.first, '13,42,97');
+      assert.ok(look.masked.includes('251,248,220') && look.masked.some((c) => c.split(',')[0] < 235), look.masked.join(' '));
+    }
     assert.match(await page.locator(`[data-stage="${stage}"] .tools .msg`).nth(batch).textContent(), /^Saved /);
   }
 });

@@ -65,13 +65,15 @@
     return 'torch.tensor(' + (m.rows === 1 && R.byId(wt)[id].shape.length === 1 ? list[0] : '[' + list.join(',\n        ') + ']') + ')';
   }
 
-  /** The table as a PNG (a Blob): what the page shows of it, drawn on a canvas at 2x. */
+  /** The table as a PNG (a Blob): what the page shows of it, drawn on a canvas at 2x, with the
+   *  light theme's shading, the masked cells' hatching and the ✗ of dropped cells. */
   function png(wt, id, batch, doc) {
     var st = R.byId(wt)[id], m = R.matrix(st, wt, batch), rows = Math.min(m.rows, 32), cols = Math.min(m.cols, 32);
+    var info = CA.info(id), sc = R.scale(m, info), flags = R.marks(st, wt, info, m);
     var canvas = doc.createElement('canvas'), ctx = canvas.getContext('2d'), rowH = 24, colW = 16, i, j;
     var font = '13px ui-monospace,Menlo,Consolas,monospace', title = id + (batch ? '[' + batch + ']' : '') + ' (' + st.shape.join(', ') + ')';
     // Cell (i, j), with -1 for the header row and column.
-    var cell = function (i, j) { return i < 0 ? (j < 0 ? m.corner : m.colLabel(j)) : j < 0 ? m.rowLabel(i) : R.fmt(m.value(i, j)); };
+    var cell = function (i, j) { return i < 0 ? (j < 0 ? m.corner : m.colLabel(j)) : j < 0 ? m.rowLabel(i) : (flags(i, j)[1] ? '✗ ' : '') + R.fmt(m.value(i, j)); };
     ctx.font = font;
     for (i = -1; i < rows; i++) for (j = -1; j < cols; j++) colW = Math.max(colW, ctx.measureText(cell(i, j)).width + 16);
     colW = Math.min(Math.ceil(colW), 120); // one width for all: longer labels are squeezed
@@ -87,11 +89,23 @@
     ctx.fillText(title, 8, rowH / 2);
     for (i = -1; i < rows; i++) {
       for (j = -1; j < cols; j++) {
-        var x = (j + 1) * colW, y = (i + 3) * rowH, head = i < 0 || j < 0; // y: the cell's bottom; row 0 is the title
-        ctx.fillStyle = head ? '#eef0f3' : i >= 0 && j > i && CA.info(id).causal ? '#ddd' : '#fff'; // masked: grey
+        var x = (j + 1) * colW, y = (i + 3) * rowH, head = i < 0 || j < 0, v = !head && m.value(i, j); // y: the cell's bottom; row 0 is the title
+        var look = !head && sc && isFinite(v) ? CA.shade(Math.abs(v) / sc.top, sc.seq, v < 0) : { bg: head ? '#eef0f3' : '#fff', fg: '#000' };
+        ctx.fillStyle = look.bg;
         ctx.fillRect(x, y - rowH, colW, rowH);
+        if (!head && flags(i, j)[0]) { // masked: the page's hatching
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(x, y - rowH, colW, rowH);
+          ctx.clip();
+          ctx.beginPath();
+          for (var d = 0; d < colW + rowH; d += 6) { ctx.moveTo(x + d, y - rowH); ctx.lineTo(x + d - rowH, y); }
+          ctx.strokeStyle = 'rgba(0,0,0,.16)';
+          ctx.stroke();
+          ctx.restore();
+        }
         ctx.strokeRect(x + 0.5, y - rowH + 0.5, colW, rowH);
-        ctx.fillStyle = '#000';
+        ctx.fillStyle = look.fg;
         ctx.textAlign = head ? 'left' : 'right';
         ctx.fillText(cell(i, j), head ? x + 8 : x + colW - 8, y - rowH / 2, colW - 16);
       }

@@ -5,6 +5,36 @@
 
   /** A number as the tables show it: 4 decimals, like PyTorch's print. */
   function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
+  // C's printf("%.*f" or "%.*e"): JS rounds exact ties away from zero, C to even; Python's
+  // two-digit exponent; the sign of -0 kept.
+  function printf(x, p, sci) {
+    var f = sci ? 'toExponential' : 'toFixed', s = Math.abs(x)[f](p), t = Math.abs(x)[f](100), k = t.indexOf('.') + p + 1;
+    if (p && t[k] === '5' && /^0*(e|$)/.test(t.slice(k + 1)) && t[k - 1] % 2 === 0) s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
+    return (x < 0 || Object.is(x, -0) ? '-' : '') + s.replace(/e([-+])(\d)$/, 'e$10$2');
+  }
+  /** Stage st's numbers as print() shows them (torch/_tensor_str.py, ported like the CLI's
+   *  torch_format.cpp): one mode for the tensor, measured over what print() shows (3 edge items
+   *  per dimension above 1000 values): integers as "2.", else 4 decimals, or %.4e when wide. */
+  function torchFormat(st) {
+    var shape = st.shape, data = st.data, vals = [], ints = true, min = Infinity, max = 0;
+    (function collect(off, d) {
+      for (var n = shape[d], stride = data.length / shape.slice(0, d + 1).reduce(function (a, b) { return a * b; }, 1), i = 0; i < n; i++) {
+        if (data.length > 1000 && n > 6 && i === 3) i = n - 3;
+        if (d < shape.length - 1) collect(off + i * stride, d + 1);
+        else vals.push(data[off + i]);
+      }
+    })(0, 0);
+    vals.forEach(function (v) {
+      if (!isFinite(v) || !v) return;
+      min = Math.min(min, Math.abs(v));
+      max = Math.max(max, Math.abs(v));
+      ints = ints && v === Math.ceil(v);
+    });
+    var sci = max / min > 1000 || max > 1e8 || (!ints && min < 1e-4);
+    return function (x) {
+      return x !== x ? 'nan' : !isFinite(x) ? (x < 0 ? '-' : '') + 'inf' : sci ? printf(x, 4, 1) : ints ? printf(x, 0) + '.' : printf(x, 4);
+    };
+  }
   // An operand inside a sum: negatives in parentheses.
   function operand(x) { return x < 0 ? '(' + fmt(x) + ')' : fmt(x); }
   /** The shortest decimal that reads back as the same float32. */
@@ -104,24 +134,62 @@
     return say;
   }
 
-  /** A cell's look from its value: text, shading, markers, its spoken label. Touches only what
-   *  changed, and keeps the highlight classes (sel, hl) of a picked cell. */
-  function paint(td, x, masked, dropped, heat) {
-    var key = (masked ? 1 : 0) + (dropped ? 2 : 0) + (heat ? 4 : 0);
+  /** (i, j) → [masked, dropped] for the table m of stage st: masked above the diagonal of a
+   *  causal stage, dropped where the stage's dropout pattern has a zero. */
+  function marks(st, wt, info, m) {
+    var pattern = info.dropout && byId(wt)[info.dropout];
+    return function (i, j) {
+      var masked = info.causal && j > i;
+      return [masked, !!pattern && (pattern === st ? m.value(i, j) === 0 && !masked : pattern.data[i * m.cols + j] === 0)];
+    };
+  }
+  // A table's colour scale: probabilities sequential over [0, max(1, largest)], the signed
+  // kinds diverging around 0 over ±max |x|, masks none. lo and hi: its finite range.
+  function scale(m, info) {
+    var lo = Infinity, hi = -Infinity, i, j, x;
+    for (i = 0; i < m.rows; i++) for (j = 0; j < m.cols; j++) if (isFinite(x = m.value(i, j))) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    if (info.kind === 'mask' || lo > hi) return null;
+    var seq = info.kind === 'probabilities';
+    return { seq: seq, top: (seq ? Math.max(1, hi) : Math.max(-lo, hi)) || 1, lo: lo, hi: hi };
+  }
+  // A cell's colour on scale sc: --v = |x| / top; the colours are in styles.js.
+  function shade(node, x, sc) {
+    node.classList.add(sc.seq ? 'h' : 'd');
+    if (x < 0) node.classList.add('ng');
+    node.style.setProperty('--v', (Math.abs(x) / sc.top).toFixed(4));
+  }
+  /** The colour key of scale sc: the table's range, lo to hi, in 12 steps of the cells' own rule. */
+  function key(doc, sc) {
+    var k = el(doc, 'div', 'ck'), strip = el(doc, 'span', 'ks');
+    k.appendChild(el(doc, 'span', 'sr', 'Colour key: '));
+    k.appendChild(el(doc, 'span', 'kl', fmt(sc.lo)));
+    for (var n = 0; n < 12; n++) shade(strip.appendChild(el(doc, 'span')), n === 11 ? sc.hi : sc.lo + (sc.hi - sc.lo) * n / 11, sc);
+    strip.setAttribute('aria-hidden', 'true');
+    k.appendChild(strip);
+    k.appendChild(el(doc, 'span', 'kh', fmt(sc.hi)));
+    k.appendChild(el(doc, 'span', '', sc.seq ? '(shade ∝ value on 0 to ' + fmt(sc.top) + ': faint = small)' : '(shade ∝ |value| up to ' + fmt(sc.top) + '; blue > 0, red < 0)'));
+    return k;
+  }
+
+  /** A cell's look from its value: text (fmt, or print()'s format), shading on the table's
+   *  scale sc, markers, its spoken label. Touches only what changed, and keeps the highlight
+   *  classes (sel, hl) of a picked cell. */
+  function paint(td, x, masked, dropped, sc, text) {
+    var key = (masked ? 1 : 0) + (dropped ? 2 : 0) + '|' + (sc ? +sc.seq + ':' + sc.top : '') + (text === fmt ? '' : 't');
     if (Object.is(td._x, x) && td._k === key) return; // as painted last time
     td._x = x;
     td._k = key;
-    var text = fmt(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
+    var shown = text(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
     var node = td.firstChild;
-    if (!node) td.textContent = text;
-    else if (node.data !== text) node.data = text; // the same text node: cheaper than a new one
+    if (!node) td.textContent = shown;
+    else if (node.data !== shown) node.data = shown; // the same text node: cheaper than a new one
     if (masked) cls += ' m';
     if (dropped) cls += ' x';
     if (x === -Infinity) cls += ' ni';
-    if (heat && x > 0) {
-      td.style.setProperty('--v', Math.min(1, Math.sqrt(x)).toFixed(3)); // shade ∝ √weight
-      cls += ' h';
-    } else if (list.contains('h')) td.style.removeProperty('--v');
+    if (sc && isFinite(x)) {
+      cls += (sc.seq ? ' h' : ' d') + (x < 0 ? ' ng' : '');
+      td.style.setProperty('--v', (Math.abs(x) / sc.top).toFixed(4));
+    } else if (list.contains('h') || list.contains('d')) td.style.removeProperty('--v');
     if (list.contains('sel')) cls += ' sel';
     if (list.contains('hl')) cls += ' hl';
     if (td.className !== cls.slice(1)) td.className = cls.slice(1);
@@ -157,18 +225,18 @@
     return cap;
   }
 
-  // Paints every value cell of table t from the stage (region: the part of the slice shown).
-  function fill(t, st, wt, info, batch, region) {
-    var m = matrix(st, wt, batch), heat = info.kind === 'probabilities', causal = info.causal;
-    var pattern = info.dropout && byId(wt)[info.dropout], self = pattern === st; // zeros: dropped cells
+  // Paints every value cell of table t from the stage (region: the part of the slice shown;
+  // text: fmt or print()'s format) and, for a whole slice, its colour key after the table.
+  function fill(t, st, wt, info, batch, region, text) {
+    var m = matrix(st, wt, batch), sc = scale(m, info), flags = marks(st, wt, info, m);
     var head = t.tHead && t.tHead.rows[0].cells, rows = t.tBodies[0].rows, j;
     for (j = 0; head && j < region.cols; j++) setHeader(head[j + 1], m.colLabel(region.c0 + j));
     for (var r = 0; r < region.rows; r++) {
       var cells = rows[r].cells, i = region.r0 + r;
       setHeader(cells[0], m.rowLabel(i));
       for (j = 0; j < region.cols; j++) {
-        var c = region.c0 + j, x = m.value(i, c), masked = causal && c > i;
-        paint(cells[j + 1], x, masked, pattern && (self ? x === 0 && !masked : pattern.data[i * m.cols + c] === 0), heat);
+        var c = region.c0 + j, f = flags(i, c);
+        paint(cells[j + 1], m.value(i, c), f[0], f[1], sc, text || fmt);
       }
     }
   }
@@ -201,10 +269,30 @@
         td.tabIndex = i || j ? -1 : 0; // one tab stop per table; arrow keys move inside (bind)
       }
     }
-    fill(t, st, wt, info, batch, region);
-    var scroller = el(doc, 'div', 'scroll');
+    fill(t, st, wt, info, batch, region, textOf(st, opts));
+    var scroller = el(doc, 'div', 'scroll'), sc = whole && scale(m, info);
     scroller.appendChild(t);
+    if (sc) scroller.appendChild(key(doc, sc));
     return scroller;
+  }
+  // The numbers' text: 4 decimals, or the whole tensor's print() format (opts.torch).
+  function textOf(st, opts) { return opts.torch ? torchFormat(st) : fmt; }
+
+  // A slice's table (or heatmap) in a div.duo, with its drawing beside it (lib/draw.js) for
+  // (T, T) attention stages (4-D: every head of the slice's batch element).
+  function duo(doc, st, wt, info, b, opts, heat) {
+    var box = el(doc, 'div', 'duo');
+    box.appendChild(heat ? big(st, wt, info, b, opts) : table(doc, st, wt, info, b, opts));
+    if (CA.draw && CA.draw.wanted(info)) {
+      box.classList.add('dd');
+      box.appendChild(drawing(doc, st, wt, b, info));
+    }
+    return box;
+  }
+  function drawing(doc, st, wt, b, info) {
+    var H = st.shape.length === 4 ? st.shape[1] : 1, fig = CA.draw.figure(doc, st, wt, Math.floor(b / H), info);
+    fig._update = function (now, nowWt) { fig.replaceWith(drawing(doc, now, nowWt, b, info)); };
+    return fig;
   }
 
   // A slice bigger than max_shown on a side: a canvas heatmap (lib/heatmap.js).
@@ -263,14 +351,15 @@
     var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), n = sliceCount(st), heat = isBig(st);
     box.dataset.stage = st.id;
     box.dataset.shape = st.shape.join();
-    var slice = function (b) { return heat ? big(st, wt, info, b, opts) : table(doc, st, wt, info, b, opts); };
+    // A slice's table (or heatmap) and, for (T, T) attention stages, its drawing beside it.
+    var slice = function (b, now, nowWt) { return duo(doc, now || st, nowWt || wt, info, b, opts, heat); };
     if (st.shape.length === 4) {
       // One (batch element, head) at a time, picked with a select: B·H tables would be a wall.
       var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head ')), pick = label.appendChild(el(doc, 'select'));
       for (var k = 0; k < n; k++) pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
       var shown = [box.appendChild(slice(0)), box.appendChild(tools(doc, st, 0, opts.embed))];
       pick.addEventListener('change', function () {
-        var now = box._st || st, k = +pick.value, next = [now === st ? slice(k) : heat ? big(now, box._wt, info, k, opts) : table(doc, now, box._wt, info, k, opts), tools(doc, now, k, opts.embed && !k)];
+        var now = box._st || st, k = +pick.value, next = [slice(k, now, box._wt || wt), tools(doc, now, k, opts.embed && !k)];
         shown.forEach(function (node, i) { node.replaceWith(next[i]); });
         shown = next;
       });
@@ -296,7 +385,9 @@
     var doc = opts.doc || document, info = CA.info(st.id), b = box._pick ? +box._pick.value : 0;
     box._st = st; // a 4-D stage's select builds its slices from the newest values
     box._wt = wt;
-    for (var node = box.firstElementChild; node; node = node.nextElementSibling) {
+    var nodes = [];
+    Array.prototype.forEach.call(box.children, function (child) { nodes.push.apply(nodes, child.classList.contains('duo') ? child.children : [child]); });
+    nodes.forEach(function (node) {
       if (node._hm) {
         node._hm.st = st;
         node._hm.wt = wt;
@@ -307,11 +398,15 @@
         cap.replaceChildren();
         cap.className = opts.caption === false ? 'sr' : '';
         caption(doc, cap, st, info, b, '');
-        fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tBodies[0].rows[0].cells.length - 1 });
+        fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tBodies[0].rows[0].cells.length - 1 }, textOf(st, opts));
+        var old = node.querySelector(':scope > .ck'), sc = scale(matrix(st, wt, b), info), ck = sc && key(doc, sc);
+        if (old && ck) old.replaceWith(ck);
+        else if (old) old.remove();
+        else if (ck) node.appendChild(ck);
         b++;
       } else if (node.className === 'after') node.textContent = afterText(st, wt);
       else if (node._update) node._update(st, wt); // anything else stage() adds (a drawing) updates itself
-    }
+    });
     return true;
   }
 
@@ -393,6 +488,24 @@
     return fragment;
   }
 
+  /** The operands of element [i, j] of stage `id` (its explanation's inputs), as [stage, 'row'
+   *  or 'col', index]: the row of queries and the key (a row of keys, a column of keys.T)
+   *  behind a score, the row of weights and the column of values behind a context value... */
+  function operands(id, i, j) {
+    var qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
+    return qkv ? [['inputs', 'row', i], ['W_' + qkv, 'row', j]] : ({
+      attn_scores: [['queries', 'row', i], ['keys', 'row', j]],
+      attn_weights: [['attn_scores', 'row', i]],
+      context_vec: [['attn_weights', 'row', i], ['values', 'col', j]],
+      masked_simple: [['attn_weights', 'row', i], ['mask_simple', 'row', i]],
+      row_sums: [['masked_simple', 'row', i]],
+      masked_simple_norm: [['masked_simple', 'row', i], ['row_sums', 'row', i]],
+      masked: [['attn_scores', 'row', i]],
+      attn_weights_causal: [['masked', 'row', i]],
+      attn_weights_dropped: [['attn_weights_causal', 'row', i], ['dropout_example', 'row', i]]
+    }[id] || []);
+  }
+
   /** Hover/focus highlights a cell's row and column; click, Enter or Space picks it (onPick);
    *  arrow keys, Home and End move between the cells of a table (a roving tabindex). */
   function bind(root, onPick) {
@@ -412,6 +525,7 @@
     root.addEventListener('pointerdown', function (e) { touched = e.pointerType !== 'mouse'; });
     root.addEventListener('keydown', function () { touched = false; }, true);
     root.addEventListener('pointerover', function (e) { if (e.pointerType === 'mouse') light(cellOf(e)); });
+    if (CA.draw) CA.draw.bind(root);
     root.addEventListener('mouseleave', function () { light(); });
     root.addEventListener('focusin', function (e) { light(touched ? null : cellOf(e)); });
     root.addEventListener('click', function (e) { var c = cellOf(e); if (c) onPick(c); });
@@ -449,5 +563,5 @@
     root.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
   }
 
-  CA.render = { hints: hints, watchHints: watchHints, fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = { hints: hints, watchHints: watchHints, fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, marks: marks, operands: operands, torchFormat: torchFormat, scale: scale, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

@@ -6,11 +6,20 @@
   'use strict';
   // The colours as variables. On the page they live on :root; in a widget on its inner .ca
   // element, not on :host, so that nothing the host page sets can override them.
-  // --dir flips the heatmap's text colour rule (dark text on light cells) in the dark theme.
+  // The scales: sequential (probabilities) s0 → s2 through s1, diverging c0 → p2 (> 0) or
+  // n2 (< 0) through p1/n1, each a quadratic Bézier in oklab (perceptually near-uniform),
+  // lightness monotonic from the page's colour outwards: cividis-like blue–yellow and a
+  // blue–red diverging pair, both safe for colour-blind readers. Light: larger = darker;
+  // dark: larger = brighter; in both "the further from the page's colour, the larger".
+  // --cs, --cd (sequential, diverging) and --dir: where the cells' text turns from black to
+  // white (flipped in the dark theme), each side ≥ 4.5:1 (computed from the stops in oklab).
+  var LIGHT = { s0: '#fbf8dc', s1: '#4f93a0', s2: '#0d2a61', c0: '#f7f7f7', p1: '#6fa6d6', p2: '#0b3d7a', n1: '#e3906c', n2: '#7a1a12' };
   var light = '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
-    '--lo:#f7fbff;--hi:#08306b;--cut:.64;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.22);color-scheme:light';
+    Object.keys(LIGHT).map(function (k) { return '--' + k + ':' + LIGHT[k] + ';'; }).join('') +
+    '--cs:.6;--cd:.7;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.16);color-scheme:light';
   var dark = '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
-    '--lo:#132233;--hi:#c6dbef;--cut:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.25);color-scheme:dark';
+    '--s0:#1c2131;--s1:#3a8a8c;--s2:#fde95a;--c0:#1c2131;--p1:#3a74b0;--p2:#c4e2ff;--n1:#b0603f;--n2:#ffd0ba;' +
+    '--cs:.45;--cd:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
   // The host's hooks (README, Embedding): --ca-fg, --ca-bg, --ca-accent, --ca-border override
   // the theme's colours, --ca-font and --ca-font-size its font; custom properties inherit
   // into the shadow root, nothing else from the host does.
@@ -64,11 +73,27 @@
     '.t td:focus-visible,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
     '@media (hover:hover){.t td:hover{outline:2px solid var(--accent);outline-offset:-2px}}',
     '.t .sel{outline-width:3px}',
-    // Heatmap: background from --lo to --hi by the cell's --v; text black or white past --cut.
-    '.t td.h{background-color:color-mix(in oklab,var(--hi) calc(var(--v)*100%),var(--lo));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
-    '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 2px,transparent 2px 7px)}',
-    '.x{position:relative}.x::after{content:"✗";position:absolute;top:0;right:2px;font-size:.7em}',
-    '.t .hl{box-shadow:inset 0 0 0 99rem var(--hl)}',
+    // Shading (cells and the key alike): the Bézier e0 → e2 through e1 at t = --v (= |x| / top);
+    // text black or white past --cut.
+    '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2)}',
+    '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
+    // Masked: thin hatching that leaves the digits readable; dropped: a full-size ✗ before the number.
+    '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 1px,transparent 1px 6px)}',
+    '.x::before{content:"✗ ";font-weight:700}',
+    '.t .hl,.t .ln{box-shadow:inset 0 0 0 99rem var(--hl)}.t .op{outline:3px dashed var(--accent);outline-offset:-3px}',
+    '.ck{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem;font-size:.78rem;color:var(--muted);margin-bottom:.3rem}',
+    '.ks{display:inline-flex;border:1px solid var(--line)}.ks span{width:.9rem;height:.9rem}',
+    // The attention drawing.
+    // Beside a drawing (.dd) the table is as wide as its content (not a container, its caption
+    // wraps to the table's width); the drawing goes below where both do not fit.
+    '.duo{display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 100%}.dd>.scroll{container-type:normal;flex:0 1 auto;max-width:100%}.dd .t caption>*{width:auto}',
+    '.dr{max-width:100%;overflow-x:auto}.dr svg{display:block;font:14px system-ui,sans-serif}.dr svg.sm{font-size:11px}',
+    '.dr line{stroke:var(--p2);stroke-linecap:round}.dr line.ng{stroke:var(--n2)}.dr line.dp{stroke:var(--muted);stroke-dasharray:4 3}',
+    '.dr .f line:not(.on),.dr line.hh{display:none}',
+    '.tk{cursor:pointer;outline:none}.tk rect{fill:transparent}.tk text{fill:var(--fg)}',
+    '.tk.on rect,.tk[aria-pressed=true] rect{fill:var(--hl)}.tk:focus-visible rect{stroke:var(--accent);stroke-width:2}',
+    '.dn{font-size:.78rem;color:var(--muted);max-width:22rem;margin:.2rem 0}',
+    '.hb button{margin:0 .2rem .2rem 0;font-size:.75rem;border-bottom:3px solid var(--hc,var(--line))}.hb [aria-pressed=true]{font-weight:700}',
     '.after{margin:0;font-weight:600}',
     // While the page renders, its stages off screen skip style, layout and paint (web/app.js
     // renders them in idle time after); the height they had when last shown keeps the
@@ -93,6 +118,13 @@
     '@container (max-width:512px){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
     '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
   ].join('\n');
+
+  /** A cell's light-theme colours for exports (canvas takes color-mix): the shading of
+   *  --v = v on the sequential (seq) or diverging scale (neg: below 0), and its text colour. */
+  CA.shade = function (v, seq, neg) {
+    var e = seq ? [LIGHT.s0, LIGHT.s1, LIGHT.s2] : [LIGHT.c0, LIGHT[neg ? 'n1' : 'p1'], LIGHT[neg ? 'n2' : 'p2']], t = ' ' + v * 100 + '%,';
+    return { bg: 'color-mix(in oklab,color-mix(in oklab,' + e[2] + t + e[1] + ')' + t + 'color-mix(in oklab,' + e[1] + t + e[0] + '))', fg: v > (seq ? 0.6 : 0.7) ? '#fff' : '#000' };
+  };
 
   var sheets = {};
   /** The stylesheet as a CSSStyleSheet, one per kind, made on first use (browsers only). The

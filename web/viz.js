@@ -1,0 +1,210 @@
+// The page's views of issue 8 (page only; the tables and drawings are in lib/):
+// - lecture mode: one stage at a time over the whole window, in large type (title, PyTorch
+//   line, table, drawing). ←/→ or PageUp/PageDown (what presentation clickers send) move,
+//   Home/End jump, Esc leaves. The URL names the slide: #stage=attn_weights_causal&lecture.
+//   Cells that change from the previous slide flash (not under prefers-reduced-motion).
+// - "Why are my numbers different?": under the dropout tables, the table of each of PyTorch's
+//   two CPU dropout paths side by side (both computed: rng "default" and "mkl"), the
+//   differing cells marked, and which readers get which.
+(function () {
+  'use strict';
+  var CA = globalThis.CausalAttention, doc = document, R = CA.render, api;
+  var state = { on: false, stage: '' }, wt = null, box = null, shownId = '', back = null;
+
+  /** The hash as settings: `key=value` parts joined by `&` (the grammar of the page's hash);
+   *  `stage` and `lecture` are ours, every other part (the configuration) is returned in rest. */
+  function settings(hash) {
+    var out = { rest: [] };
+    hash.replace(/^#/, '').split('&').forEach(function (part) {
+      var m = /^(stage|lecture)(?:=(.*))?$/.exec(part);
+      if (m) out[m[1]] = m[2] === undefined ? true : decodeURIComponent(m[2]);
+      else if (part) out.rest.push(part);
+    });
+    return out;
+  }
+  // Our part of the hash ('' when lecture mode is off).
+  function hash() { return state.on ? 'stage=' + encodeURIComponent(state.stage) + '&lecture' : ''; }
+  function writeHash() {
+    var rest = settings(location.hash).rest.concat(hash() || []).join('&');
+    history.replaceState(null, '', rest ? '#' + rest : location.pathname + location.search);
+  }
+  /** Reads lecture mode and its stage from a URL hash (the page calls it before rendering). */
+  function read(h) {
+    var s = settings(h);
+    state.on = !!s.lecture;
+    state.stage = s.stage || '';
+  }
+
+  function el(tag, className, text, parent) {
+    var node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return parent ? parent.appendChild(node) : node;
+  }
+  function build() {
+    box = el('div', 'lec', undefined, doc.body);
+    box.id = 'lecture';
+    box.tabIndex = -1;
+    box.setAttribute('role', 'dialog');
+    box.setAttribute('aria-modal', 'true');
+    box.setAttribute('aria-label', 'Lecture mode');
+    box.addEventListener('keydown', keys);
+    box.addEventListener('click', function (e) {
+      var b = e.target.closest('button[data-go]');
+      if (b) go(b.dataset.go);
+    });
+    if (CA.draw) CA.draw.bind(box);
+  }
+  function keys(e) {
+    var inside = e.target.closest && e.target.closest('.tk'), key = e.key; // arrows move between a drawing's tokens
+    var to = { PageDown: 'next', PageUp: 'prev', Home: 'first', End: 'last', Escape: 'close' }[key] ||
+      (!inside && { ArrowRight: 'next', ArrowLeft: 'prev' }[key]);
+    if (!to || (inside && (key === 'Home' || key === 'End'))) return;
+    e.preventDefault();
+    e.stopPropagation();
+    go(to);
+  }
+  function ids() { return wt.stages.map(function (s) { return s.id; }); }
+  function go(to) {
+    if (to === 'close') return close();
+    var all = ids(), k = all.indexOf(state.stage);
+    k = to === 'first' ? 0 : to === 'last' ? all.length - 1 : Math.max(0, Math.min(all.length - 1, k + (to === 'next' ? 1 : -1)));
+    state.stage = all[k];
+    writeHash();
+    slide(true);
+  }
+
+  // The slide of state.stage; `step`: coming from the previous slide (its changed cells flash).
+  function slide(step) {
+    var all = ids(), k = Math.max(0, all.indexOf(state.stage)), st = wt.stages[k], info = CA.info(st.id);
+    var prev = step && R.byId(wt)[shownId], section = CA.sections.filter(function (s) { return s.id === info.section; })[0];
+    state.stage = st.id;
+    var top = el('div', 'lh');
+    el('span', 'lc', (k + 1) + ' / ' + all.length, top);
+    el('span', 'ls', '§' + section.number + ' ' + section.title, top);
+    var nav = el('span', 'ln', undefined, top);
+    [['prev', '← Previous'], ['next', 'Next →'], ['close', 'Leave (Esc)']].forEach(function (b) {
+      el('button', '', b[1], nav).dataset.go = b[0];
+    });
+    nav.querySelectorAll('button')[0].disabled = !k;
+    nav.querySelectorAll('button')[1].disabled = k === all.length - 1;
+    var title = el('h2', '', st.title);
+    title.id = 'lecture-title';
+    box.setAttribute('aria-labelledby', title.id);
+    var stage = R.stage(st, wt, { doc: doc, caption: false, torch: doc.getElementById('torch-format').checked });
+    if (prev && prev.data.length === st.data.length && prev.shape.join() === st.shape.join()) {
+      stage.querySelectorAll('td[data-col]').forEach(function (td, n) {
+        if (R.fmt(prev.data[n]) !== R.fmt(st.data[n])) td.classList.add('chg');
+      });
+    }
+    box.replaceChildren(top, title, el('code', '', st.code), stage);
+    shownId = st.id;
+    box.hidden = false;
+    doc.documentElement.classList.add('lecturing');
+    if (!box.contains(doc.activeElement)) box.focus(); // the focused cell was replaced: keys stay here
+  }
+
+  function close() {
+    state.on = false;
+    box.hidden = true;
+    doc.documentElement.classList.remove('lecturing');
+    writeHash();
+    var start = doc.getElementById('lecture-start'), target = doc.querySelector('[data-stage="' + state.stage + '"]');
+    (back && back.isConnected ? back : start).focus();
+    if (target) target.scrollIntoView({ block: 'center' });
+  }
+  function open(id) {
+    back = doc.activeElement;
+    state.on = true;
+    state.stage = id || state.stage || wt.stages[0].id;
+    writeHash();
+    slide(false);
+  }
+
+  /** The page rendered walkthrough `res`: redraw the slide if lecture mode is on. */
+  function shown(res) {
+    wt = res;
+    if (!box) build();
+    if (state.on) {
+      if (box.hidden !== false) back = doc.activeElement;
+      slide(false);
+    } else {
+      box.hidden = true;
+    }
+  }
+
+  // The page's button into lecture mode, from the first stage.
+  var start = el('button', '', 'Lecture mode (one stage at a time, arrow keys)');
+  start.id = 'lecture-start';
+  start.type = 'button';
+  start.addEventListener('click', function () { open(wt.stages[0].id); });
+  doc.querySelector('header').appendChild(start);
+
+
+  // "Why are my numbers different?"
+  CA.load().then(function (a) { api = a; }); // resolves before the page's first render
+  var WHO = {
+    default: 'the book’s table: PyTorch 2.7+ on any CPU; before, builds without MKL (Apple silicon, ARM, OpenBLAS, Debian) and AMD CPUs while PyTorch checked the vendor',
+    mkl: 'x86 Linux, Windows and Colab with MKL builds (pip, conda), PyTorch 0.4.1 to 2.6, on Intel CPUs (AMD too once the vendor check was gone)'
+  };
+  var LINKS = [
+    ['https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb', 'the notebook’s note (§3.5.2)'],
+    ['https://github.com/rasbt/LLMs-from-scratch/issues/57', 'LLMs-from-scratch#57'],
+    ['https://github.com/pytorch/pytorch/issues/121595', 'pytorch#121595']
+  ];
+
+  // One stage's table for one generator, cells that differ from `other` marked.
+  function grid(st, other, tokens, rng, parent) {
+    var T = tokens.length, wrap = el('div', 'scroll wv', undefined, parent), t = el('table', 't', undefined, wrap), i, j;
+    wrap.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
+    wrap.setAttribute('role', 'region');
+    wrap.setAttribute('aria-label', st.id + ', rng ' + rng);
+    t.dataset.rng = rng;
+    el('caption', '', 'rng "' + rng + '": ' + WHO[rng], t);
+    var tr = el('tr', '', undefined, el('thead', '', undefined, t));
+    el('th', 'k', 'query \\ key', tr).scope = 'col';
+    for (j = 0; j < T; j++) el('th', '', tokens[j], tr).scope = 'col';
+    var body = el('tbody', '', undefined, t);
+    for (i = 0; i < T; i++) {
+      tr = el('tr', '', undefined, body);
+      el('th', '', tokens[i], tr).scope = 'row';
+      for (j = 0; j < T; j++) {
+        var x = st.data[i * T + j], td = el('td', '', R.fmt(x), tr);
+        if (x !== other.data[i * T + j]) {
+          td.className = 'df';
+          td.setAttribute('aria-label', R.fmt(x) + ', differs from the other table');
+        }
+      }
+    }
+  }
+
+  /** After each render of the page: the comparison box at the end of the dropout section. */
+  function compare(res, c) {
+    var host = doc.querySelector('[data-section="s4"]'), cfg = res.config;
+    if (!host || !api || !cfg.train || !cfg.dropout) return; // no dropout, nothing differs
+    var mine = cfg.rng, flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }));
+    var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip };
+    var box = el('aside', 'why', undefined, host);
+    box.setAttribute('aria-labelledby', 'why-title');
+    el('h3', '', 'Why are my numbers different?', box).id = 'why-title';
+    el('p', '', 'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
+      'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).', box);
+    var links = el('p', '', 'More: ', box);
+    LINKS.forEach(function (l, k) {
+      var a = el('a', '', l[1], links);
+      a.href = l[0];
+      if (k < LINKS.length - 1) links.append(', ');
+    });
+    ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
+      var a = R.byId(by.default)[id], b = R.byId(by.mkl)[id];
+      el('h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', box);
+      var pair = el('div', 'pair', undefined, box);
+      grid(a, b, cfg.tokens, 'default', pair);
+      grid(b, a, cfg.tokens, 'mkl', pair);
+    });
+    el('p', 'hint', 'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).', box);
+  }
+
+  CA.lecture = { settings: settings, hash: hash, read: read, shown: shown, open: open };
+  CA.why = { shown: compare };
+})();
