@@ -12,6 +12,7 @@ packages=(
   emscripten                         # the WebAssembly build (pulls binaryen, clang, lld)
   chromium                           # browser tests, driven by playwright-core
   python3                            # serve.sh's static server
+  python3-torch                      # the torch-literal export test reads it back with torch
 )
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)

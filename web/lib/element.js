@@ -67,7 +67,7 @@
         base = JSON.parse(json);
         if (!base || base.constructor !== Object) throw new Error('the config attribute must be a JSON object');
       } else if (preset) {
-        if (!PRESETS.hasOwnProperty(preset)) throw new Error('unknown preset "' + preset + '" (known: book)');
+        if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) throw new Error('unknown preset "' + preset + '" (known: book)');
         base = PRESETS[preset];
       }
       return Object.assign({}, base, this.edits);
