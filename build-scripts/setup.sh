@@ -15,6 +15,7 @@ packages=(
   chromium                           # browser tests, driven by playwright-core
   python3                            # serve.sh's static server
   hugo jekyll                        # the blog snippets (docs/embed) built in tests
+  python3-torch                      # the torch-literal export test reads it back with torch
 )
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)

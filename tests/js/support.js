@@ -22,7 +22,7 @@ function value(v) {
 
 /** JSON text with integers beyond 2^53 read as BigInt, as the JS API takes exact seeds. */
 function parseExact(text) {
-  const marked = text.replace(/([:\[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"__bigint:$2"');
+  const marked = text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"__bigint:$2"');
   return JSON.parse(marked, (k, v) =>
     typeof v === 'string' && v.startsWith('__bigint:') ? BigInt(v.slice(9)) : v);
 }

@@ -72,7 +72,7 @@
         if (!base || base.constructor !== Object) throw new Error('the config attribute must be a JSON object');
       } else if (preset) { // the core's table (CausalAttention.presets, set when the module loaded)
         var presets = CA.presets || {};
-        if (!presets.hasOwnProperty(preset)) throw new Error('unknown preset "' + preset + '" (known: ' + Object.keys(presets).join(', ') + ')');
+        if (!Object.prototype.hasOwnProperty.call(presets, preset)) throw new Error('unknown preset "' + preset + '" (known: ' + Object.keys(presets).join(', ') + ')');
         base = presets[preset].config;
       }
       return Object.assign({}, base, this.edits);
