@@ -3,14 +3,45 @@
 'use strict';
 const js = require('@eslint/js');
 
-const shared = ['globalThis', 'console', 'setTimeout', 'clearTimeout', 'URL', 'TextEncoder', 'TextDecoder'];
+const shared = [
+  'globalThis',
+  'console',
+  'setTimeout',
+  'clearTimeout',
+  'URL',
+  'TextEncoder',
+  'TextDecoder',
+];
 const browser = [
-  'window', 'document', 'location', 'history', 'navigator', 'parent', 'addEventListener',
-  'HTMLElement', 'customElements', 'CustomEvent', 'CSSStyleSheet', 'ResizeObserver', 'Blob',
-  'Response', 'DecompressionStream', 'atob', 'CausalAttention', 'CausalAttentionModule',
-  'CAUSAL_ATTENTION_WASM', 'performance', 'requestAnimationFrame', 'getComputedStyle',
-  'MutationObserver', 'Event', 'crossOriginIsolated', 'createImageBitmap', 'Navigator',
-  'WebAssembly', 'DOMParser',
+  'window',
+  'document',
+  'location',
+  'history',
+  'navigator',
+  'parent',
+  'addEventListener',
+  'HTMLElement',
+  'customElements',
+  'CustomEvent',
+  'CSSStyleSheet',
+  'ResizeObserver',
+  'Blob',
+  'Response',
+  'DecompressionStream',
+  'atob',
+  'CausalAttention',
+  'CausalAttentionModule',
+  'CAUSAL_ATTENTION_WASM',
+  'performance',
+  'requestAnimationFrame',
+  'getComputedStyle',
+  'MutationObserver',
+  'Event',
+  'crossOriginIsolated',
+  'createImageBitmap',
+  'Navigator',
+  'WebAssembly',
+  'DOMParser',
 ];
 const node = ['require', 'module', 'process', 'Buffer', '__dirname', '__filename'];
 const globals = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));

@@ -1,26 +1,64 @@
 // The page controller: settings <-> config <-> URL hash; runs the walkthrough, renders it.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, R = CA.render, H = CA.hash, doc = document;
-  var $ = function (id) { return doc.getElementById(id); };
-  var form = $('controls'), fields = form.elements, main = $('main'), status = $('status'), editor = $('inputs-editor');
-  var panel = $('explain'), panelTitle = $('explain-title');
-  var NUMBERS = ['query_token', 'seed_v1', 'd_out', 'seed_weights', 'seed_dropout', 'dropout', 'seed_class', 'class_dropout', 'context_length', 'num_heads'];
+  var CA = globalThis.CausalAttention,
+    R = CA.render,
+    H = CA.hash,
+    doc = document;
+  var $ = function (id) {
+    return doc.getElementById(id);
+  };
+  var form = $('controls'),
+    fields = form.elements,
+    main = $('main'),
+    status = $('status'),
+    editor = $('inputs-editor');
+  var panel = $('explain'),
+    panelTitle = $('explain-title');
+  var NUMBERS = [
+    'query_token',
+    'seed_v1',
+    'd_out',
+    'seed_weights',
+    'seed_dropout',
+    'dropout',
+    'seed_class',
+    'class_dropout',
+    'context_length',
+    'num_heads',
+  ];
   var BOOLS = ['qkv_bias', 'scale', 'train'];
   var MAX_EDITABLE = 4096; // inputs with more values than this are not shown in the editor
   // api: the module; defaults: the book's resolved config; current: the walkthrough shown and
   // currentConfig its non-default keys (the URL hash); randn: {randn, seed} when the inputs are
   // random; tooBig: the editor is off; picked: the explained cell.
-  var api, defaults, current, currentConfig = {}, randn = null, tooBig = false, picked = null, lastHash;
+  var api,
+    defaults,
+    current,
+    currentConfig = {},
+    randn = null,
+    tooBig = false,
+    picked = null,
+    lastHash;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
   // FIRST_CELLS: the cells built at once for new tables (about two screens); the rest when seen.
-  var FIRST_CELLS = 2000, HEAVY = 4e7, runner = CA.runner(), computing = 0, busy = false, queued = null, randnTokens = null;
+  var FIRST_CELLS = 2000,
+    HEAVY = 4e7,
+    runner = CA.runner(),
+    computing = 0,
+    busy = false,
+    queued = null,
+    randnTokens = null;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
 
-  function defaultTokens(T) { return api.defaultTokens(T); }
-  function same(a, b) { return H.stringify({ x: a }) === H.stringify({ x: b }); } // BigInt-safe
+  function defaultTokens(T) {
+    return api.defaultTokens(T);
+  }
+  function same(a, b) {
+    return H.stringify({ x: a }) === H.stringify({ x: b });
+  } // BigInt-safe
   function el(tag, props, parent) {
     var node = doc.createElement(tag);
     for (var k in props) node[k] = props[k];
@@ -35,20 +73,39 @@
 
   // The inputs editor as text: {tokens, rows}, or null when it is off.
   function readEditor() {
-    return tooBig ? null : Array.prototype.reduce.call(editor.tBodies[0].rows, function (model, tr) {
-      var values = Array.prototype.map.call(tr.querySelectorAll('input'), function (x) { return x.value; });
-      model.tokens.push(values.shift());
-      model.rows.push(values);
-      return model;
-    }, { tokens: [], rows: [] });
+    return tooBig
+      ? null
+      : Array.prototype.reduce.call(
+          editor.tBodies[0].rows,
+          function (model, tr) {
+            var values = Array.prototype.map.call(tr.querySelectorAll('input'), function (x) {
+              return x.value;
+            });
+            model.tokens.push(values.shift());
+            model.rows.push(values);
+            return model;
+          },
+          { tokens: [], rows: [] },
+        );
   }
   // model: {tokens, rows} (text), or {big: [T, D]} for inputs too big to edit.
   function buildEditor(model) {
     var fragment = doc.createDocumentFragment();
-    var T = model.rows ? model.rows.length : model.big[0], D = model.rows ? model.rows[0].length : model.big[1];
+    var T = model.rows ? model.rows.length : model.big[0],
+      D = model.rows ? model.rows[0].length : model.big[1];
     tooBig = T * D > MAX_EDITABLE;
-    ['add-token', 'add-feature', 'remove-feature'].forEach(function (id) { $(id).disabled = tooBig; });
-    el('caption', { textContent: tooBig ? T + ' × ' + D + ' values: too many to edit one by one.' : 'Token labels and input values' }, fragment);
+    ['add-token', 'add-feature', 'remove-feature'].forEach(function (id) {
+      $(id).disabled = tooBig;
+    });
+    el(
+      'caption',
+      {
+        textContent: tooBig
+          ? T + ' × ' + D + ' values: too many to edit one by one.'
+          : 'Token labels and input values',
+      },
+      fragment,
+    );
     if (!tooBig) {
       var tr = el('tr', {}, el('thead', {}, fragment));
       el('th', { scope: 'col', textContent: 'token' }, tr);
@@ -57,9 +114,21 @@
       var body = el('tbody', {}, fragment);
       model.rows.forEach(function (row, i) {
         tr = el('tr', {}, body);
-        input(tr, { name: 'tokens', value: model.tokens[i], className: 'tok' }, i, undefined, 'Label of token ' + i);
-        row.forEach(function (v, j) { input(tr, { name: 'inputs', value: v }, i, j, 'Token ' + i + ', feature ' + j); });
-        var remove = el('button', { type: 'button', textContent: '×', className: 'rm', disabled: T < 2 }, el('td', {}, tr));
+        input(
+          tr,
+          { name: 'tokens', value: model.tokens[i], className: 'tok' },
+          i,
+          undefined,
+          'Label of token ' + i,
+        );
+        row.forEach(function (v, j) {
+          input(tr, { name: 'inputs', value: v }, i, j, 'Token ' + i + ', feature ' + j);
+        });
+        var remove = el(
+          'button',
+          { type: 'button', textContent: '×', className: 'rm', disabled: T < 2 },
+          el('td', {}, tr),
+        );
         remove.dataset.removeRow = i;
         remove.setAttribute('aria-label', 'Remove token ' + i);
       });
@@ -68,38 +137,69 @@
     showInputsMode();
   }
   function showInputsMode() {
-    $('inputs-mode').textContent = randn ? 'torch.manual_seed(' + randn.seed + '); inputs = torch.randn(' + randn.randn.join(', ') + ')' : 'Or random inputs:';
+    $('inputs-mode').textContent = randn
+      ? 'torch.manual_seed(' +
+        randn.seed +
+        '); inputs = torch.randn(' +
+        randn.randn.join(', ') +
+        ')'
+      : 'Or random inputs:';
   }
   // The editor's model for a result: the values as typed when config c has them, else the
   // float32 values in their shortest form.
   function editorModel(res, c) {
-    var s = res.stages[0], T = s.shape[0], D = s.shape[1], rows = [];
+    var s = res.stages[0],
+      T = s.shape[0],
+      D = s.shape[1],
+      rows = [];
     if (T * D > MAX_EDITABLE) return { big: s.shape };
-    for (var i = 0; i < T; i++) rows.push(Array.prototype.slice.call(s.data, i * D, i * D + D).map(R.f32));
-    return { tokens: res.config.tokens.slice(), rows: randn || !c.inputs ? rows : c.inputs.map(function (r) { return r.map(String); }) };
+    for (var i = 0; i < T; i++)
+      rows.push(Array.prototype.slice.call(s.data, i * D, i * D + D).map(R.f32));
+    return {
+      tokens: res.config.tokens.slice(),
+      rows:
+        randn || !c.inputs
+          ? rows
+          : c.inputs.map(function (r) {
+              return r.map(String);
+            }),
+    };
   }
 
   // The settings as a config of their non-default keys (tokens: labels to use instead).
   function readConfig(tokens) {
-    var c = {}, model = readEditor(), rows = model && model.rows.map(function (r) { return r.map(R.parseNumber); });
+    var c = {},
+      model = readEditor(),
+      rows =
+        model &&
+        model.rows.map(function (r) {
+          return r.map(R.parseNumber);
+        });
     c.inputs = randn || (model ? rows : current.config.inputs);
     var T = randn ? randn.randn[0] : c.inputs.length;
     if (same(c.inputs, defaults.inputs)) delete c.inputs;
     tokens = tokens || randnTokens || (model || current.config).tokens;
     if (!same(tokens, defaultTokens(T))) c.tokens = tokens;
     NUMBERS.forEach(function (k) {
-      var text = fields[k].value, v = R.parseNumber(text);
+      var text = fields[k].value,
+        v = R.parseNumber(text);
       if (k === 'context_length' ? text.trim() : !same(v, defaults[k])) c[k] = v; // empty context_length = T
     });
-    BOOLS.forEach(function (k) { if (fields[k].checked !== defaults[k]) c[k] = fields[k].checked; });
+    BOOLS.forEach(function (k) {
+      if (fields[k].checked !== defaults[k]) c[k] = fields[k].checked;
+    });
     if (fields.rng.value !== defaults.rng) c.rng = fields.rng.value;
     return c;
   }
   function setControls(c, res) {
     var cfg = res.config;
     randn = cfg.inputs.randn ? c.inputs : null;
-    NUMBERS.forEach(function (k) { fields[k].value = k in c ? c[k] : k === 'context_length' ? '' : cfg[k]; });
-    BOOLS.forEach(function (k) { fields[k].checked = cfg[k]; });
+    NUMBERS.forEach(function (k) {
+      fields[k].value = k in c ? c[k] : k === 'context_length' ? '' : cfg[k];
+    });
+    BOOLS.forEach(function (k) {
+      fields[k].checked = cfg[k];
+    });
     fields.rng.value = cfg.rng;
     var shape = res.stages[0].shape;
     fields.randn_tokens.value = randn ? randn.randn[0] : shape[0];
@@ -109,23 +209,39 @@
   }
 
   function clearErrors() {
-    form.querySelectorAll('[data-error-for]').forEach(function (e) { e.textContent = ''; });
-    form.querySelectorAll('[aria-invalid]').forEach(function (e) { e.removeAttribute('aria-invalid'); });
+    form.querySelectorAll('[data-error-for]').forEach(function (e) {
+      e.textContent = '';
+    });
+    form.querySelectorAll('[aria-invalid]').forEach(function (e) {
+      e.removeAttribute('aria-invalid');
+    });
   }
   // The core's message names the key ("d_out" must be...; "inputs"[i][j] ...): show it there.
   function showError(msg, source, sourceElement) {
     clearErrors();
-    var m = /^"(\w+)"(?:\[(\d+)\]\[(\d+)\])?/.exec(msg), key = m ? m[1] : /context_length/.test(msg) ? 'context_length' : source;
+    var m = /^"(\w+)"(?:\[(\d+)\]\[(\d+)\])?/.exec(msg),
+      key = m ? m[1] : /context_length/.test(msg) ? 'context_length' : source;
     if (key === 'inputs' && source === 'randn') key = 'randn';
-    (form.querySelector('[data-error-for="' + key + '"]') || form.querySelector('[data-error-for="' + source + '"]')).textContent = msg;
-    var bad = m && m[2] ? editor.querySelector('[data-row="' + m[2] + '"][data-col="' + m[3] + '"]') : fields[key] && fields[key].type ? fields[key] : key === source && sourceElement;
+    (
+      form.querySelector('[data-error-for="' + key + '"]') ||
+      form.querySelector('[data-error-for="' + source + '"]')
+    ).textContent = msg;
+    var bad =
+      m && m[2]
+        ? editor.querySelector('[data-row="' + m[2] + '"][data-col="' + m[3] + '"]')
+        : fields[key] && fields[key].type
+          ? fields[key]
+          : key === source && sourceElement;
     if (bad) bad.setAttribute('aria-invalid', 'true');
   }
 
   // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
   // takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
   function heavy(c) {
-    var x = c.inputs, T = x && x.randn ? x.randn[0] : x ? x.length : 6, D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3, d = c.d_out || 2;
+    var x = c.inputs,
+      T = x && x.randn ? x.randn[0] : x ? x.length : 6,
+      D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3,
+      d = c.d_out || 2;
     return T * (T + D) * d * 4 > HEAVY;
   }
   // Runs config c; done(res) now for small configs, later (from a Worker) for heavy ones,
@@ -135,7 +251,11 @@
     queued = null;
     if (!heavy(c)) {
       var res;
-      try { res = api.run(c); } catch (e) { return fail(e.message); }
+      try {
+        res = api.run(c);
+      } catch (e) {
+        return fail(e.message);
+      }
       progress(null);
       return done(res);
     }
@@ -152,9 +272,17 @@
       queued = null;
       if (ticket !== computing) return;
       if (!busy) progress(ok ? value : null);
-      if (ok) done(value.result); else fail(value.message);
+      if (ok) done(value.result);
+      else fail(value.message);
     }
-    runner.run(c).then(function (out) { finish(true, out); }, function (e) { finish(false, e); });
+    runner.run(c).then(
+      function (out) {
+        finish(true, out);
+      },
+      function (e) {
+        finish(false, e);
+      },
+    );
   }
   // The progress line of a heavy run: out = 0 while it runs (the elapsed time ticks), then
   // {ms, memory, where} for the measured time; null hides it.
@@ -168,31 +296,47 @@
     clearInterval(progress.timer);
     line.hidden = out === null;
     if (out === 0) {
-      var t0 = performance.now(), bar = el('progress', {}), text = el('span', {});
+      var t0 = performance.now(),
+        bar = el('progress', {}),
+        text = el('span', {});
       bar.setAttribute('aria-label', 'Computing');
       line.replaceChildren(bar, ' ', text);
       line.dataset.state = 'running';
-      progress.timer = setInterval(function () { text.textContent = 'Computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s'; }, 100);
+      progress.timer = setInterval(function () {
+        text.textContent = 'Computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s';
+      }, 100);
     } else if (out) {
       line.dataset.state = 'done';
-      line.textContent = 'Computed in ' + Math.round(out.ms) + ' ms ' + (out.where === 'worker' ? 'in a Worker' : 'on the main thread') + '; WebAssembly memory ' + Math.round(out.memory / 1048576) + ' MB.';
+      line.textContent =
+        'Computed in ' +
+        Math.round(out.ms) +
+        ' ms ' +
+        (out.where === 'worker' ? 'in a Worker' : 'on the main thread') +
+        '; WebAssembly memory ' +
+        Math.round(out.memory / 1048576) +
+        ' MB.';
     }
   }
 
   function apply(source, sourceElement, tokens, then, failed) {
     var c = readConfig(tokens);
-    compute(c, function (res) {
-      clearErrors();
-      show(res, c);
-      if (randnTokens && source !== 'randn') { // an edit overtook a heavy randomize: its editor
-        randnTokens = null;
-        buildEditor(editorModel(res, {}));
-      }
-      if (then) then(res);
-    }, function (msg) {
-      showError(msg, source, sourceElement);
-      if (failed) failed();
-    });
+    compute(
+      c,
+      function (res) {
+        clearErrors();
+        show(res, c);
+        if (randnTokens && source !== 'randn') {
+          // an edit overtook a heavy randomize: its editor
+          randnTokens = null;
+          buildEditor(editorModel(res, {}));
+        }
+        if (then) then(res);
+      },
+      function (msg) {
+        showError(msg, source, sourceElement);
+        if (failed) failed();
+      },
+    );
   }
   // Renders every stage into its section, updating the tables of the same shape in place, and
   // puts the config in the URL hash (keepHash: an invalid link stays in the address bar).
@@ -200,54 +344,93 @@
     current = res;
     currentConfig = c;
     status.textContent = '';
-    var lists = {}, old = {}, opts = { doc: doc, embed: true, torch: $('torch-format').checked }, cells = 0;
-    main.querySelectorAll('div.stage[data-stage]').forEach(function (box) { old[box.dataset.stage] = box; });
+    var lists = {},
+      old = {},
+      opts = { doc: doc, embed: true, torch: $('torch-format').checked },
+      cells = 0;
+    main.querySelectorAll('div.stage[data-stage]').forEach(function (box) {
+      old[box.dataset.stage] = box;
+    });
     res.stages.forEach(function (s) {
-      var box = old[s.id], section = CA.info(s.id).section;
+      var box = old[s.id],
+        section = CA.info(s.id).section;
       delete old[s.id];
-      if (box && !box._seen && box.dataset.shape === s.shape.join()) box._pending = [s, res, opts]; // off screen: later
+      if (box && !box._seen && box.dataset.shape === s.shape.join())
+        box._pending = [s, res, opts]; // off screen: later
       else if (!box || !R.update(box, s, res, opts)) {
         if (box) seen.unobserve(box);
         // New boxes past the first screen or two of cells start empty: built when needed.
         cells += R.isBig(s) ? 1024 : s.data.length;
-        box = box && box._seen || cells < FIRST_CELLS ? R.stage(s, res, opts) : placeholder(s, res, opts);
+        box =
+          (box && box._seen) || cells < FIRST_CELLS
+            ? R.stage(s, res, opts)
+            : placeholder(s, res, opts);
         box.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
         seen.observe(box);
       }
       (lists[section] || (lists[section] = [])).push(box);
     });
-    Object.keys(old).forEach(function (id) { seen.unobserve(old[id]); });
+    Object.keys(old).forEach(function (id) {
+      seen.unobserve(old[id]);
+    });
     lazy(lists);
-    if (!lists.mha && api.sections.some(function (x) { return x.id === 'mha'; })) { // d_out not divisible by num_heads
-      try { api.run(c, { stages: ['mha.context_vecs'] }); } catch (e) { lists.mha = [el('p', { className: 'err', textContent: e.message })]; }
+    if (
+      !lists.mha &&
+      api.sections.some(function (x) {
+        return x.id === 'mha';
+      })
+    ) {
+      // d_out not divisible by num_heads
+      try {
+        api.run(c, { stages: ['mha.context_vecs'] });
+      } catch (e) {
+        lists.mha = [el('p', { className: 'err', textContent: e.message })];
+      }
     }
     // A section's boxes are moved only when its list changed (moving a box loses focus).
     main.querySelectorAll('[data-section]').forEach(function (d) {
-      var want = lists[d.dataset.section] || [], have = d.children;
-      if (want.length !== have.length || want.some(function (box, k) { return have[k] !== box; })) d.replaceChildren.apply(d, want);
+      var want = lists[d.dataset.section] || [],
+        have = d.children;
+      if (
+        want.length !== have.length ||
+        want.some(function (box, k) {
+          return have[k] !== box;
+        })
+      )
+        d.replaceChildren.apply(d, want);
     });
     hints();
     if (picked) explain();
     // The hash: the configuration's settings, then lecture mode's stage=...&lecture (viz.js).
-    var hash = keepHash ? location.hash : [Object.keys(c).length ? H.stringify(c) : '', CA.lecture.hash()].filter(Boolean).join('&');
+    var hash = keepHash
+      ? location.hash
+      : [Object.keys(c).length ? H.stringify(c) : '', CA.lecture.hash()].filter(Boolean).join('&');
     if (hash && hash[0] !== '#') hash = '#' + hash;
     lastHash = hash;
-    if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
+    if (location.hash !== hash)
+      history.replaceState(null, '', hash || location.pathname + location.search);
     CA.why.shown(res, c);
     CA.lecture.shown(res);
   }
   // Stage boxes on screen (or nearly) are updated at once; the others get their new values
   // (box._pending) when they come into view, or in idle time.
-  var seen = new IntersectionObserver(function (entries) {
-    entries.forEach(function (e) {
-      e.target._seen = e.isIntersecting;
-      if (e.isIntersecting) catchUp(e.target);
-    });
-  }, { rootMargin: '300px' });
+  var seen = new IntersectionObserver(
+    function (entries) {
+      entries.forEach(function (e) {
+        e.target._seen = e.isIntersecting;
+        if (e.isIntersecting) catchUp(e.target);
+      });
+    },
+    { rootMargin: '300px' },
+  );
   function catchUp(box) {
     var p = box._pending;
     box._pending = null;
-    if (p && !box.firstChild) box.replaceChildren.apply(box, Array.prototype.slice.call(R.stage(p[0], p[1], p[2]).childNodes));
+    if (p && !box.firstChild)
+      box.replaceChildren.apply(
+        box,
+        Array.prototype.slice.call(R.stage(p[0], p[1], p[2]).childNodes),
+      );
     else if (p) R.update(box, p[0], p[1], p[2]);
   }
   // An empty stage box, to be filled by catchUp().
@@ -262,16 +445,27 @@
   // (content-visibility: auto) until idle time after the frame, when they are rendered one by
   // one and their heatmaps drawn, so that a full-page screenshot or a print shows everything.
   // main[data-complete] is set when all are.
-  var idle = globalThis.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  var idle =
+    globalThis.requestIdleCallback ||
+    function (f) {
+      return setTimeout(f, 50);
+    };
   var unidle = globalThis.cancelIdleCallback || clearTimeout;
   function lazy(lists) {
     var queue = [];
-    Object.keys(lists).forEach(function (k) { queue.push.apply(queue, lists[k]); });
-    queue.forEach(function (box) { box.classList.add('lazy'); });
+    Object.keys(lists).forEach(function (k) {
+      queue.push.apply(queue, lists[k]);
+    });
+    queue.forEach(function (box) {
+      box.classList.add('lazy');
+    });
     delete main.dataset.complete;
     unidle(lazy.job);
     lazy.job = idle(function step(deadline) {
-      while (queue.length && (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)) {
+      while (
+        queue.length &&
+        (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)
+      ) {
         var box = queue.shift();
         catchUp(box);
         box.classList.remove('lazy');
@@ -283,20 +477,27 @@
     });
   }
 
-  function hints() { R.hints(doc); }
+  function hints() {
+    R.hints(doc);
+  }
   R.watchHints(doc);
   addEventListener('resize', hints);
 
   // The element a hash names (#s3, #mha.queries) when the page has it, else null.
   function anchor(hash) {
     var id;
-    try { id = decodeURIComponent(hash); } catch (e) { return null; }
+    try {
+      id = decodeURIComponent(hash);
+    } catch (e) {
+      return null;
+    }
     return (id && doc.getElementById(id)) || null;
   }
   // Shows the config of a URL hash (or the book's, with a message, when it is not valid), and
   // scrolls to the stage it names (#stage=ID, or a bare stage or section id).
   function load(hash, then) {
-    var c = {}, stage;
+    var c = {},
+      stage;
     CA.lecture.read(hash);
     function shown(res, msg) {
       setControls(c, res);
@@ -306,37 +507,66 @@
       var target = stage && doc.getElementById(stage);
       if (target) {
         target.scrollIntoView();
-        if (!msg) history.replaceState(null, '', lastHash = '#' + H.stringify(Object.assign({}, c, { stage: stage }))); // kept until an edit
+        if (!msg)
+          history.replaceState(
+            null,
+            '',
+            (lastHash = '#' + H.stringify(Object.assign({}, c, { stage: stage }))),
+          ); // kept until an edit
       }
       if (then) then();
     }
     function invalid(message) {
       var msg = 'Invalid link (' + message + '): showing the book instead.';
-      compute(c = {}, function (res) { shown(res, msg); });
+      compute((c = {}), function (res) {
+        shown(res, msg);
+      });
     }
     try {
       c = H.parse(hash);
       if (!c || c.constructor !== Object) throw new Error('not a JSON object');
       stage = c.stage;
-      Object.keys(c).forEach(function (k) { // a bare stage or section id (#masked) is a link to it too
-        if (c[k] === true && (api.stageIds.indexOf(k) >= 0 || api.sections.some(function (x) { return x.id === k; }))) stage = k;
+      Object.keys(c).forEach(function (k) {
+        // a bare stage or section id (#masked) is a link to it too
+        if (
+          c[k] === true &&
+          (api.stageIds.indexOf(k) >= 0 ||
+            api.sections.some(function (x) {
+              return x.id === k;
+            }))
+        )
+          stage = k;
         if (k === stage || k === 'stage' || k === 'lecture') delete c[k]; // page keys, not config
       });
     } catch (e) {
       return invalid(e.message);
     }
-    compute(c, function (res) { shown(res, ''); }, invalid);
+    compute(
+      c,
+      function (res) {
+        shown(res, '');
+      },
+      invalid,
+    );
   }
 
   // The link to the current settings (and to a stage): "Copy link" in the header, "Link" under
   // every stage. Where the clipboard is refused, the link shows selected, to copy by hand.
   function copyLink(stage, msg) {
-    var hash = H.stringify(Object.assign({}, currentConfig, { stage: stage })), out = $('link-out');
+    var hash = H.stringify(Object.assign({}, currentConfig, { stage: stage })),
+      out = $('link-out');
     var url = location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
     out.value = url;
     out.hidden = false;
     var clip = navigator.clipboard;
-    (clip ? clip.writeText(url) : Promise.reject()).then(function () { msg.textContent = 'Link copied. '; }, function () { out.select(); });
+    (clip ? clip.writeText(url) : Promise.reject()).then(
+      function () {
+        msg.textContent = 'Link copied. ';
+      },
+      function () {
+        out.select();
+      },
+    );
   }
   // The skip link moves focus to the tables without touching the hash (which holds the settings).
   doc.querySelector('.skip').addEventListener('click', function (e) {
@@ -344,7 +574,9 @@
     main.focus();
     main.scrollIntoView();
   });
-  $('copy-link').addEventListener('click', function () { copyLink(undefined, $('link-msg')); });
+  $('copy-link').addEventListener('click', function () {
+    copyLink(undefined, $('link-msg'));
+  });
   main.addEventListener('click', function (e) {
     var id = e.target.dataset && e.target.dataset.link;
     if (id) copyLink(id, e.target.parentNode.querySelector('.msg'));
@@ -352,22 +584,52 @@
 
   // The explanation panel of the picked cell (found again after every re-render).
   function explain() {
-    var box = main.querySelector('[data-stage="' + picked.id + '"]'), rank = picked.rank, st = R.byId(current)[picked.id];
-    var cell = box && st && box.querySelector('td[data-row="' + picked.i + '"][data-col="' + picked.j + '"]' + (rank > 2 ? '[data-batch="' + picked.b + '"]' : ''));
+    var box = main.querySelector('[data-stage="' + picked.id + '"]'),
+      rank = picked.rank,
+      st = R.byId(current)[picked.id];
+    var cell =
+      box &&
+      st &&
+      box.querySelector(
+        'td[data-row="' +
+          picked.i +
+          '"][data-col="' +
+          picked.j +
+          '"]' +
+          (rank > 2 ? '[data-batch="' + picked.b + '"]' : ''),
+      );
     if (!cell) return close();
     (picked.cell = cell).classList.add('sel');
-    var index = rank > 2 ? R.part(st, picked.b).split(':')[0].slice(picked.id.length + 1, -1).split(', ') : [];
-    panelTitle.textContent = picked.id + '[' + index.concat([picked.i, picked.j].slice(2 - Math.min(rank, 2))).join(', ') + '] = ' + R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
-    $('explain-body').replaceChildren(R.explain(current, picked.id, picked.b, picked.i, picked.j, doc));
+    var index =
+      rank > 2
+        ? R.part(st, picked.b)
+            .split(':')[0]
+            .slice(picked.id.length + 1, -1)
+            .split(', ')
+        : [];
+    panelTitle.textContent =
+      picked.id +
+      '[' +
+      index.concat([picked.i, picked.j].slice(2 - Math.min(rank, 2))).join(', ') +
+      '] = ' +
+      R.fmt(R.at(current, picked.id, picked.b, picked.i, picked.j));
+    $('explain-body').replaceChildren(
+      R.explain(current, picked.id, picked.b, picked.i, picked.j, doc),
+    );
     operands(R.operands(picked.id, picked.i, picked.j));
     panel.hidden = false;
   }
   // Marks (.op) the cells behind the explained number in their own tables.
   function operands(list) {
-    main.querySelectorAll('.op').forEach(function (c) { c.classList.remove('op'); });
+    main.querySelectorAll('.op').forEach(function (c) {
+      c.classList.remove('op');
+    });
     list.forEach(function (o) {
       var t = main.querySelector('[data-stage="' + o[0] + '"] table');
-      if (t) t.querySelectorAll('td[data-' + o[1] + '="' + o[2] + '"]').forEach(function (c) { c.classList.add('op'); });
+      if (t)
+        t.querySelectorAll('td[data-' + o[1] + '="' + o[2] + '"]').forEach(function (c) {
+          c.classList.add('op');
+        });
     });
   }
   function close() {
@@ -375,18 +637,37 @@
     panel.hidden = true;
     var cell = picked && picked.cell;
     picked = null;
-    if (cell && cell.isConnected) { cell.classList.remove('sel'); cell.focus(); }
+    if (cell && cell.isConnected) {
+      cell.classList.remove('sel');
+      cell.focus();
+    }
   }
   R.bind(main, function (cell) {
     if (picked && picked.cell) picked.cell.classList.remove('sel');
-    var d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage;
-    picked = { id: id, rank: R.byId(current)[id].shape.length, b: +d.batch || 0, i: +d.row, j: +d.col };
+    var d = cell.dataset,
+      id = cell.closest('[data-stage]').dataset.stage;
+    picked = {
+      id: id,
+      rank: R.byId(current)[id].shape.length,
+      b: +d.batch || 0,
+      i: +d.row,
+      j: +d.col,
+    };
     explain();
     // The sheet must not hide the cell it explains: scroll the cell above it.
-    var cellBox = cell.getBoundingClientRect(), sheet = panel.getBoundingClientRect();
+    var cellBox = cell.getBoundingClientRect(),
+      sheet = panel.getBoundingClientRect();
     if (cellBox.bottom > sheet.top - 8) scrollBy(0, cellBox.bottom - sheet.top + 16);
   });
-  CA.exports.bind(main, function () { return current; }, function () { return currentConfig; });
+  CA.exports.bind(
+    main,
+    function () {
+      return current;
+    },
+    function () {
+      return currentConfig;
+    },
+  );
 
   // A change of the editor's shape: the inputs become typed values again.
   function restructure(change) {
@@ -398,14 +679,34 @@
     apply('inputs');
   }
   function randomize() {
-    var T = R.parseNumber(fields.randn_tokens.value), old = randn, model = readEditor(), tokens = (model || current.config).tokens;
-    randn = { randn: [T, R.parseNumber(fields.randn_d_in.value)], seed: R.parseNumber(fields.randn_seed.value) };
-    if (T > 0 && T <= api.limits.max_tokens) tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
+    var T = R.parseNumber(fields.randn_tokens.value),
+      old = randn,
+      model = readEditor(),
+      tokens = (model || current.config).tokens;
+    randn = {
+      randn: [T, R.parseNumber(fields.randn_d_in.value)],
+      seed: R.parseNumber(fields.randn_seed.value),
+    };
+    if (T > 0 && T <= api.limits.max_tokens)
+      tokens = tokens.slice(0, T).concat(defaultTokens(T).slice(tokens.length)); // keep the labels typed
     randnTokens = tokens; // the labels of edits made before a heavy run's editor is built
-    apply('randn', fields.randn_tokens, tokens, function (res) { randnTokens = null; buildEditor(editorModel(res, {})); }, function () { randnTokens = null; randn = old; });
+    apply(
+      'randn',
+      fields.randn_tokens,
+      tokens,
+      function (res) {
+        randnTokens = null;
+        buildEditor(editorModel(res, {}));
+      },
+      function () {
+        randnTokens = null;
+        randn = old;
+      },
+    );
   }
   form.addEventListener('input', function (e) {
-    var target = e.target, name = target.name;
+    var target = e.target,
+      name = target.name;
     if (!name || /^randn_/.test(name)) return;
     if (name === 'inputs' && randn) {
       randn = null; // the same values, now as typed in
@@ -418,24 +719,56 @@
     if (e.submitter === fields.randomize || /^randn_/.test(doc.activeElement.name)) randomize();
   });
   form.addEventListener('click', function (e) {
-    var id = e.target.id, removeRow = e.target.dataset.removeRow;
+    var id = e.target.id,
+      removeRow = e.target.dataset.removeRow;
     if (id === 'reset') load('');
-    else if (id === 'add-token') restructure(function (m) { m.rows.push(m.rows[0].map(function () { return '0'; })); m.tokens.push(defaultTokens(m.rows.length).pop()); });
-    else if (id === 'add-feature') restructure(function (m) { m.rows.forEach(function (r) { r.push('0'); }); });
-    else if (id === 'remove-feature') restructure(function (m) { if (m.rows[0].length > 1) m.rows.forEach(function (r) { r.pop(); }); });
+    else if (id === 'add-token')
+      restructure(function (m) {
+        m.rows.push(
+          m.rows[0].map(function () {
+            return '0';
+          }),
+        );
+        m.tokens.push(defaultTokens(m.rows.length).pop());
+      });
+    else if (id === 'add-feature')
+      restructure(function (m) {
+        m.rows.forEach(function (r) {
+          r.push('0');
+        });
+      });
+    else if (id === 'remove-feature')
+      restructure(function (m) {
+        if (m.rows[0].length > 1)
+          m.rows.forEach(function (r) {
+            r.pop();
+          });
+      });
     else if (removeRow) {
-      restructure(function (m) { m.rows.splice(removeRow, 1); m.tokens.splice(removeRow, 1); });
-      var next = editor.querySelector('[data-remove-row="' + Math.min(removeRow, editor.tBodies[0].rows.length - 1) + '"]');
+      restructure(function (m) {
+        m.rows.splice(removeRow, 1);
+        m.tokens.splice(removeRow, 1);
+      });
+      var next = editor.querySelector(
+        '[data-remove-row="' + Math.min(removeRow, editor.tBodies[0].rows.length - 1) + '"]',
+      );
       (next && !next.disabled ? next : $('add-token')).focus(); // focus stays in the editor
     }
   });
   $('explain-close').addEventListener('click', close);
-  $('torch-format').addEventListener('change', function () { show(current, currentConfig); });
-  doc.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) close(); });
-  addEventListener('hashchange', function () { if (api && location.hash !== lastHash) load(location.hash); }); // before: the first load reads it
+  $('torch-format').addEventListener('change', function () {
+    show(current, currentConfig);
+  });
+  doc.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape' && !panel.hidden) close();
+  });
+  addEventListener('hashchange', function () {
+    if (api && location.hash !== lastHash) load(location.hash);
+  }); // before: the first load reads it
   // The contents jump without touching the hash, which holds the settings.
   $('toc').addEventListener('click', function (e) {
-    var link = e.target.closest('a'), target = link && anchor(link.getAttribute('href').slice(1));
+    var link = e.target.closest('a'),
+      target = link && anchor(link.getAttribute('href').slice(1));
     if (!target) return;
     e.preventDefault();
     target.scrollIntoView();
@@ -445,36 +778,53 @@
   // the contents: every section and its stages (bias stages come and go with qkv_bias: left out).
   function buildSections() {
     var toc = $('toc-list');
-    toc.replaceChildren.apply(toc, api.sections.map(function (info) {
-      var li = el('li', {}), stages = el('ol', {});
-      el('a', { href: '#' + info.id, textContent: info.number + ' ' + info.title }, li);
-      api.stages.forEach(function (s) {
-        if (s.section === info.id && !s.bias) el('code', { textContent: s.id }, el('a', { href: '#' + s.id }, el('li', {}, stages)));
-      });
-      li.appendChild(stages);
-      return li;
-    }));
-    main.replaceChildren.apply(main, api.sections.map(function (info) {
-      var section = el('section', {}), h2 = el('h2', { id: info.id, textContent: info.number + ' ' + info.title }, section);
-      section.setAttribute('aria-labelledby', h2.id);
-      el('p', { textContent: info.intro }, section);
-      el('div', { className: 'stages' }, section).dataset.section = info.id;
-      return section;
-    }));
+    toc.replaceChildren.apply(
+      toc,
+      api.sections.map(function (info) {
+        var li = el('li', {}),
+          stages = el('ol', {});
+        el('a', { href: '#' + info.id, textContent: info.number + ' ' + info.title }, li);
+        api.stages.forEach(function (s) {
+          if (s.section === info.id && !s.bias)
+            el('code', { textContent: s.id }, el('a', { href: '#' + s.id }, el('li', {}, stages)));
+        });
+        li.appendChild(stages);
+        return li;
+      }),
+    );
+    main.replaceChildren.apply(
+      main,
+      api.sections.map(function (info) {
+        var section = el('section', {}),
+          h2 = el('h2', { id: info.id, textContent: info.number + ' ' + info.title }, section);
+        section.setAttribute('aria-labelledby', h2.id);
+        el('p', { textContent: info.intro }, section);
+        el('div', { className: 'stages' }, section).dataset.section = info.id;
+        return section;
+      }),
+    );
   }
 
   // Phones: the settings start closed, so that the first table is on the first screen.
   if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
 
-  CA.load().then(function (loaded) {
-    api = loaded;
-    buildSections();
-    defaults = api.run({}).config;
-    // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
-    defaults.inputs = defaults.inputs.map(function (r) { return r.map(function (x) { return +R.f32(x); }); });
-    load(location.hash, function () { doc.documentElement.dataset.ready = '1'; });
-  }).catch(function (e) {
-    status.textContent = 'The page could not start: ' + e.message;
-    doc.documentElement.dataset.ready = 'error';
-  });
+  CA.load()
+    .then(function (loaded) {
+      api = loaded;
+      buildSections();
+      defaults = api.run({}).config;
+      // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
+      defaults.inputs = defaults.inputs.map(function (r) {
+        return r.map(function (x) {
+          return +R.f32(x);
+        });
+      });
+      load(location.hash, function () {
+        doc.documentElement.dataset.ready = '1';
+      });
+    })
+    .catch(function (e) {
+      status.textContent = 'The page could not start: ' + e.message;
+      doc.documentElement.dataset.ready = 'error';
+    });
 })();

@@ -7,13 +7,18 @@
 // {type: 'causal-attention:height', height} (see README, Embedding).
 (function () {
   'use strict';
-  var doc = document, demo = doc.querySelector('causal-attention-demo'), reported = 0;
-  var OPTIONS = ['stages', 'controls', 'theme', 'caption'], LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
+  var doc = document,
+    demo = doc.querySelector('causal-attention-demo'),
+    reported = 0;
+  var OPTIONS = ['stages', 'controls', 'theme', 'caption'],
+    LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
   doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
   doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
 
   function show() {
-    var text = decodeURIComponent(location.hash.slice(1)), state, styled = false;
+    var text = decodeURIComponent(location.hash.slice(1)),
+      state,
+      styled = false;
     try {
       state = CausalAttention.hash.parse(location.hash);
     } catch (e) {
@@ -21,8 +26,10 @@
       return;
     }
     if (state && state.constructor === Object) {
-      Object.keys(LOOK).forEach(function (key) { // styles set from JS: allowed by a strict CSP
-        doc.body.style[LOOK[key]] = key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
+      Object.keys(LOOK).forEach(function (key) {
+        // styles set from JS: allowed by a strict CSP
+        doc.body.style[LOOK[key]] =
+          key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
         styled = styled || key in state;
         delete state[key];
       });
@@ -31,7 +38,8 @@
         var v = state[key];
         delete state[key];
         if (v === undefined) demo.removeAttribute(key);
-        else demo.setAttribute(key, Array.isArray(v) ? v.join(',') : v === false ? 'off' : String(v));
+        else
+          demo.setAttribute(key, Array.isArray(v) ? v.join(',') : v === false ? 'off' : String(v));
       });
     }
     demo.setAttribute('config', JSON.stringify(state));

@@ -14,9 +14,15 @@
 (function (root) {
   'use strict';
   var NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-  var enc = function (s) { return encodeURIComponent(s).replace(/%3A/g, ':'); };
+  var enc = function (s) {
+    return encodeURIComponent(s).replace(/%3A/g, ':');
+  };
   var dec = function (s) {
-    try { return decodeURIComponent(s); } catch (e) { return s; } // a stray % stays as typed
+    try {
+      return decodeURIComponent(s);
+    } catch (e) {
+      return s;
+    } // a stray % stays as typed
   };
 
   // A value as text would read it: a number (BigInt when an integer beyond 2^53), a boolean, or text.
@@ -24,9 +30,15 @@
     if (text === 'true' || text === 'false') return text === 'true';
     if (!NUMBER.test(text)) return text;
     var n = +text;
-    return /^[-+]?\d+$/.test(text) && !Number.isSafeInteger(n) && typeof BigInt === 'function' ? BigInt(text) : n;
+    return /^[-+]?\d+$/.test(text) && !Number.isSafeInteger(n) && typeof BigInt === 'function'
+      ? BigInt(text)
+      : n;
   }
-  function list(text) { return text.split(',').map(function (x) { return value(dec(x)); }); }
+  function list(text) {
+    return text.split(',').map(function (x) {
+      return value(dec(x));
+    });
+  }
 
   /** The hash (with or without "#") as an object: configuration keys and page keys (stage, lecture). */
   function parse(hash) {
@@ -35,7 +47,10 @@
     var out = {};
     hash.split('&').forEach(function (pair) {
       if (!pair) return;
-      var at = pair.indexOf('='), key = dec(at < 0 ? pair : pair.slice(0, at)), text = at < 0 ? null : pair.slice(at + 1), m;
+      var at = pair.indexOf('='),
+        key = dec(at < 0 ? pair : pair.slice(0, at)),
+        text = at < 0 ? null : pair.slice(at + 1),
+        m;
       if (text === null) out[key] = true;
       else if (key === 'tokens') out[key] = text.split(',').map(dec);
       else if (key === 'inputs' && (m = /^randn:([^:]*)(?::(.*))?$/.exec(text))) {
@@ -47,17 +62,40 @@
     return out;
   }
 
-  function scalar(v) { return enc(String(v)); }
+  function scalar(v) {
+    return enc(String(v));
+  }
   /** An object (configuration keys, stage, lecture...) as a hash without "#"; true is a bare key. */
   function stringify(state) {
-    return Object.keys(state).filter(function (k) { return state[k] !== undefined; }).map(function (k) {
-      var v = state[k], key = enc(k);
-      if (v === true) return key;
-      if (k === 'tokens' && Array.isArray(v)) return key + '=' + v.map(enc).join(',');
-      if (k === 'inputs' && Array.isArray(v)) return key + '=' + v.map(function (r) { return [].concat(r).map(scalar).join(','); }).join(';');
-      if (k === 'inputs' && v && v.randn) return key + '=randn:' + [].concat(v.randn).map(scalar).join(',') + ('seed' in v ? ':' + scalar(v.seed) : '');
-      return key + '=' + (v && typeof v === 'object' ? enc(JSON.stringify(v)) : scalar(v));
-    }).join('&');
+    return Object.keys(state)
+      .filter(function (k) {
+        return state[k] !== undefined;
+      })
+      .map(function (k) {
+        var v = state[k],
+          key = enc(k);
+        if (v === true) return key;
+        if (k === 'tokens' && Array.isArray(v)) return key + '=' + v.map(enc).join(',');
+        if (k === 'inputs' && Array.isArray(v))
+          return (
+            key +
+            '=' +
+            v
+              .map(function (r) {
+                return [].concat(r).map(scalar).join(',');
+              })
+              .join(';')
+          );
+        if (k === 'inputs' && v && v.randn)
+          return (
+            key +
+            '=randn:' +
+            [].concat(v.randn).map(scalar).join(',') +
+            ('seed' in v ? ':' + scalar(v.seed) : '')
+          );
+        return key + '=' + (v && typeof v === 'object' ? enc(JSON.stringify(v)) : scalar(v));
+      })
+      .join('&');
   }
 
   var api = { parse: parse, stringify: stringify };

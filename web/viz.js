@@ -8,24 +8,38 @@
 //   differing cells marked, and which readers get which.
 (function () {
   'use strict';
-  var CA = globalThis.CausalAttention, doc = document, R = CA.render, api;
-  var state = { on: false, stage: '' }, wt = null, box = null, shownId = '', back = null;
+  var CA = globalThis.CausalAttention,
+    doc = document,
+    R = CA.render,
+    api;
+  var state = { on: false, stage: '' },
+    wt = null,
+    box = null,
+    shownId = '',
+    back = null;
 
   /** The hash as settings: `key=value` parts joined by `&` (the grammar of the page's hash);
    *  `stage` and `lecture` are ours, every other part (the configuration) is returned in rest. */
   function settings(hash) {
     var out = { rest: [] };
-    hash.replace(/^#/, '').split('&').forEach(function (part) {
-      var m = /^(stage|lecture)(?:=(.*))?$/.exec(part);
-      if (m) out[m[1]] = m[2] === undefined ? true : decodeURIComponent(m[2]);
-      else if (part) out.rest.push(part);
-    });
+    hash
+      .replace(/^#/, '')
+      .split('&')
+      .forEach(function (part) {
+        var m = /^(stage|lecture)(?:=(.*))?$/.exec(part);
+        if (m) out[m[1]] = m[2] === undefined ? true : decodeURIComponent(m[2]);
+        else if (part) out.rest.push(part);
+      });
     return out;
   }
   // Our part of the hash ('' when lecture mode is off).
-  function hash() { return state.on ? 'stage=' + encodeURIComponent(state.stage) + '&lecture' : ''; }
+  function hash() {
+    return state.on ? 'stage=' + encodeURIComponent(state.stage) + '&lecture' : '';
+  }
   function writeHash() {
-    var rest = settings(location.hash).rest.concat(hash() || []).join('&');
+    var rest = settings(location.hash)
+      .rest.concat(hash() || [])
+      .join('&');
     history.replaceState(null, '', rest ? '#' + rest : location.pathname + location.search);
   }
   /** Reads lecture mode and its stage from a URL hash (the page calls it before rendering). */
@@ -56,19 +70,31 @@
     if (CA.draw) CA.draw.bind(box);
   }
   function keys(e) {
-    var inside = e.target.closest && e.target.closest('.tk'), key = e.key; // arrows move between a drawing's tokens
-    var to = { PageDown: 'next', PageUp: 'prev', Home: 'first', End: 'last', Escape: 'close' }[key] ||
+    var inside = e.target.closest && e.target.closest('.tk'),
+      key = e.key; // arrows move between a drawing's tokens
+    var to =
+      { PageDown: 'next', PageUp: 'prev', Home: 'first', End: 'last', Escape: 'close' }[key] ||
       (!inside && { ArrowRight: 'next', ArrowLeft: 'prev' }[key]);
     if (!to || (inside && (key === 'Home' || key === 'End'))) return;
     e.preventDefault();
     e.stopPropagation();
     go(to);
   }
-  function ids() { return wt.stages.map(function (s) { return s.id; }); }
+  function ids() {
+    return wt.stages.map(function (s) {
+      return s.id;
+    });
+  }
   function go(to) {
     if (to === 'close') return close();
-    var all = ids(), k = all.indexOf(state.stage);
-    k = to === 'first' ? 0 : to === 'last' ? all.length - 1 : Math.max(0, Math.min(all.length - 1, k + (to === 'next' ? 1 : -1)));
+    var all = ids(),
+      k = all.indexOf(state.stage);
+    k =
+      to === 'first'
+        ? 0
+        : to === 'last'
+          ? all.length - 1
+          : Math.max(0, Math.min(all.length - 1, k + (to === 'next' ? 1 : -1)));
     state.stage = all[k];
     writeHash();
     slide(true);
@@ -76,14 +102,24 @@
 
   // The slide of state.stage; `step`: coming from the previous slide (its changed cells flash).
   function slide(step) {
-    var all = ids(), k = Math.max(0, all.indexOf(state.stage)), st = wt.stages[k], info = CA.info(st.id);
-    var prev = step && R.byId(wt)[shownId], section = CA.sections.filter(function (s) { return s.id === info.section; })[0];
+    var all = ids(),
+      k = Math.max(0, all.indexOf(state.stage)),
+      st = wt.stages[k],
+      info = CA.info(st.id);
+    var prev = step && R.byId(wt)[shownId],
+      section = CA.sections.filter(function (s) {
+        return s.id === info.section;
+      })[0];
     state.stage = st.id;
     var top = el('div', 'lh');
-    el('span', 'lc', (k + 1) + ' / ' + all.length, top);
+    el('span', 'lc', k + 1 + ' / ' + all.length, top);
     el('span', 'ls', '§' + section.number + ' ' + section.title, top);
     var nav = el('span', 'ln', undefined, top);
-    [['prev', '← Previous'], ['next', 'Next →'], ['close', 'Leave (Esc)']].forEach(function (b) {
+    [
+      ['prev', '← Previous'],
+      ['next', 'Next →'],
+      ['close', 'Leave (Esc)'],
+    ].forEach(function (b) {
       el('button', '', b[1], nav).dataset.go = b[0];
     });
     nav.querySelectorAll('button')[0].disabled = !k;
@@ -91,7 +127,11 @@
     var title = el('h2', '', st.title);
     title.id = 'lecture-title';
     box.setAttribute('aria-labelledby', title.id);
-    var stage = R.stage(st, wt, { doc: doc, caption: false, torch: doc.getElementById('torch-format').checked });
+    var stage = R.stage(st, wt, {
+      doc: doc,
+      caption: false,
+      torch: doc.getElementById('torch-format').checked,
+    });
     if (prev && prev.data.length === st.data.length && prev.shape.join() === st.shape.join()) {
       stage.querySelectorAll('td[data-col]').forEach(function (td, n) {
         if (R.fmt(prev.data[n]) !== R.fmt(st.data[n])) td.classList.add('chg');
@@ -109,7 +149,8 @@
     box.hidden = true;
     doc.documentElement.classList.remove('lecturing');
     writeHash();
-    var start = doc.getElementById('lecture-start'), target = doc.querySelector('[data-stage="' + state.stage + '"]');
+    var start = doc.getElementById('lecture-start'),
+      target = doc.querySelector('[data-stage="' + state.stage + '"]');
     (back && back.isConnected ? back : start).focus();
     if (target) target.scrollIntoView({ block: 'center' });
   }
@@ -137,25 +178,36 @@
   var start = el('button', '', 'Lecture mode (one stage at a time, arrow keys)');
   start.id = 'lecture-start';
   start.type = 'button';
-  start.addEventListener('click', function () { open(wt.stages[0].id); });
+  start.addEventListener('click', function () {
+    open(wt.stages[0].id);
+  });
   doc.querySelector('header').appendChild(start);
 
-
   // "Why are my numbers different?"
-  CA.load().then(function (a) { api = a; }); // resolves before the page's first render
+  CA.load().then(function (a) {
+    api = a;
+  }); // resolves before the page's first render
   var WHO = {
-    default: 'the book’s table: PyTorch 2.7+ on any CPU; before, builds without MKL (Apple silicon, ARM, OpenBLAS, Debian) and AMD CPUs while PyTorch checked the vendor',
-    mkl: 'x86 Linux, Windows and Colab with MKL builds (pip, conda), PyTorch 0.4.1 to 2.6, on Intel CPUs (AMD too once the vendor check was gone)'
+    default:
+      'the book’s table: PyTorch 2.7+ on any CPU; before, builds without MKL (Apple silicon, ARM, OpenBLAS, Debian) and AMD CPUs while PyTorch checked the vendor',
+    mkl: 'x86 Linux, Windows and Colab with MKL builds (pip, conda), PyTorch 0.4.1 to 2.6, on Intel CPUs (AMD too once the vendor check was gone)',
   };
   var LINKS = [
-    ['https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb', 'the notebook’s note (§3.5.2)'],
+    [
+      'https://github.com/rasbt/LLMs-from-scratch/blob/main/ch03/01_main-chapter-code/ch03.ipynb',
+      'the notebook’s note (§3.5.2)',
+    ],
     ['https://github.com/rasbt/LLMs-from-scratch/issues/57', 'LLMs-from-scratch#57'],
-    ['https://github.com/pytorch/pytorch/issues/121595', 'pytorch#121595']
+    ['https://github.com/pytorch/pytorch/issues/121595', 'pytorch#121595'],
   ];
 
   // One stage's table for one generator, cells that differ from `other` marked.
   function grid(st, other, tokens, rng, parent) {
-    var T = tokens.length, wrap = el('div', 'scroll wv', undefined, parent), t = el('table', 't', undefined, wrap), i, j;
+    var T = tokens.length,
+      wrap = el('div', 'scroll wv', undefined, parent),
+      t = el('table', 't', undefined, wrap),
+      i,
+      j;
     wrap.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
     wrap.setAttribute('role', 'region');
     wrap.setAttribute('aria-label', st.id + ', rng ' + rng);
@@ -169,7 +221,8 @@
       tr = el('tr', '', undefined, body);
       el('th', '', tokens[i], tr).scope = 'row';
       for (j = 0; j < T; j++) {
-        var x = st.data[i * T + j], td = el('td', '', R.fmt(x), tr);
+        var x = st.data[i * T + j],
+          td = el('td', '', R.fmt(x), tr);
         if (x !== other.data[i * T + j]) {
           td.className = 'df';
           td.setAttribute('aria-label', R.fmt(x) + ', differs from the other table');
@@ -180,15 +233,22 @@
 
   /** After each render of the page: the comparison box at the end of the dropout section. */
   function compare(res, c) {
-    var host = doc.querySelector('[data-section="s4"]'), cfg = res.config;
+    var host = doc.querySelector('[data-section="s4"]'),
+      cfg = res.config;
     if (!host || !api || !cfg.train || !cfg.dropout) return; // no dropout, nothing differs
-    var mine = cfg.rng, flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }));
+    var mine = cfg.rng,
+      flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }));
     var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip };
     var box = el('aside', 'why', undefined, host);
     box.setAttribute('aria-labelledby', 'why-title');
     el('h3', '', 'Why are my numbers different?', box).id = 'why-title';
-    el('p', '', 'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
-      'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).', box);
+    el(
+      'p',
+      '',
+      'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
+        'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).',
+      box,
+    );
     var links = el('p', '', 'More: ', box);
     LINKS.forEach(function (l, k) {
       var a = el('a', '', l[1], links);
@@ -196,13 +256,19 @@
       if (k < LINKS.length - 1) links.append(', ');
     });
     ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
-      var a = R.byId(by.default)[id], b = R.byId(by.mkl)[id];
+      var a = R.byId(by.default)[id],
+        b = R.byId(by.mkl)[id];
       el('h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', box);
       var pair = el('div', 'pair', undefined, box);
       grid(a, b, cfg.tokens, 'default', pair);
       grid(b, a, cfg.tokens, 'mkl', pair);
     });
-    el('p', 'hint', 'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).', box);
+    el(
+      'p',
+      'hint',
+      'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).',
+      box,
+    );
   }
 
   CA.lecture = { settings: settings, hash: hash, read: read, shown: shown, open: open };

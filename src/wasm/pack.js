@@ -20,11 +20,14 @@ const TERSER = { ecma: 2017, compress: { passes: 2 }, mangle: true, format: { co
 async function packModule(glue, wasm, out, libs) {
   const deflated = Buffer.from(await deflateRaw(fs.readFileSync(wasm), { numiterations: 15 }));
   const lib = await minify(libs.map((f) => fs.readFileSync(f, 'utf8')).join('\n'), TERSER);
-  fs.writeFileSync(out, [
-    fs.readFileSync(glue, 'utf8'),
-    `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
-    lib.code,
-  ].join('\n'));
+  fs.writeFileSync(
+    out,
+    [
+      fs.readFileSync(glue, 'utf8'),
+      `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
+      lib.code,
+    ].join('\n'),
+  );
 }
 
 // restructure: false keeps the rules in their written order (no merging across rules).
@@ -34,7 +37,8 @@ function minifyCss(css) {
 
 async function packPage(src, out) {
   for (const entry of fs.readdirSync(src, { withFileTypes: true })) {
-    const from = path.join(src, entry.name), to = path.join(out, entry.name);
+    const from = path.join(src, entry.name),
+      to = path.join(out, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'lib') await packPage(from, to);
       continue;
@@ -49,8 +53,10 @@ async function packPage(src, out) {
 }
 
 const args = process.argv.slice(2);
-const done = args[0] === '--page' ? packPage(path.resolve(args[1]), path.resolve(args[2]))
-  : packModule(args[0], args[1], args[2], args.slice(3));
+const done =
+  args[0] === '--page'
+    ? packPage(path.resolve(args[1]), path.resolve(args[2]))
+    : packModule(args[0], args[1], args[2], args.slice(3));
 done.catch((e) => {
   console.error(`pack.js: ${e.message}`);
   process.exit(1);

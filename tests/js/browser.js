@@ -8,11 +8,22 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png' };
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.png': 'image/png',
+};
 
 /** Serves `dir` on 127.0.0.1 (a free port); resolves to {url, close()}. `headers` are added to
  *  every response (e.g. a Content-Security-Policy). */
@@ -40,7 +51,10 @@ async function launch() {
 async function watchedPage(context, allowed = '') {
   const page = await context.newPage();
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning')
+      problems.push(`console ${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => {
     // A request cut short because its page closed or moved on (ERR_ABORTED) is not a failure.
@@ -49,7 +63,12 @@ async function watchedPage(context, allowed = '') {
   });
   page.on('request', (r) => {
     const u = r.url();
-    if (!(u.startsWith('file:') || u.startsWith('data:') || u.startsWith('blob:') || (allowed && u.startsWith(allowed)))) {
+    if (!(
+      u.startsWith('file:') ||
+      u.startsWith('data:') ||
+      u.startsWith('blob:') ||
+      (allowed && u.startsWith(allowed))
+    )) {
       problems.push(`request to another origin: ${u}`);
     }
   });
@@ -65,54 +84,77 @@ async function ready(page, timeout = 15000) {
 /** Waits until the page has rendered every stage: it updates those off screen in idle time
  *  after an edit (web/app.js sets main[data-complete]). Pages without a <main> are ready. */
 function settled(page) {
-  return page.waitForFunction(() => { const m = document.getElementById('main'); return !m || m.dataset.complete === '1'; });
+  return page.waitForFunction(() => {
+    const m = document.getElementById('main');
+    return !m || m.dataset.complete === '1';
+  });
 }
 
 /** The text of a stage's value cells, one array per table row; `batch` picks the table of a
  *  3-D stage. */
 async function cells(page, id, batch = 0) {
   await settled(page);
-  return page.evaluate(([id, b]) => {
-    const box = document.querySelector(`div.stage[data-stage="${id}"]`);
-    const t = box && box.querySelectorAll('table.t')[b];
-    if (!t) throw new Error(`no table ${b} in stage ${id}`);
-    return Array.from(t.tBodies[0].rows, (r) => Array.from(r.querySelectorAll('td'), (td) => td.textContent));
-  }, [id, batch]);
+  return page.evaluate(
+    ([id, b]) => {
+      const box = document.querySelector(`div.stage[data-stage="${id}"]`);
+      const t = box && box.querySelectorAll('table.t')[b];
+      if (!t) throw new Error(`no table ${b} in stage ${id}`);
+      return Array.from(t.tBodies[0].rows, (r) =>
+        Array.from(r.querySelectorAll('td'), (td) => td.textContent),
+      );
+    },
+    [id, batch],
+  );
 }
-
 
 /** Like serve(dir, headers), but `files` ({'path/name.html': text}) are served too, as if they
  *  were in `dir`: pages that only tests need, without writing into the build. The object is
  *  read at each request: files added later are served too. */
 function serveWith(dir, files, headers = {}) {
   const server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    const rel =
+      decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
     const file = path.join(dir, rel);
     const own = Object.prototype.hasOwnProperty.call(files, rel);
-    if (!own && (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory())) {
+    if (
+      !own &&
+      (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory())
+    ) {
       res.writeHead(404);
       res.end('not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(rel)] || 'application/octet-stream', ...headers });
+    res.writeHead(200, {
+      'Content-Type': TYPES[path.extname(rel)] || 'application/octet-stream',
+      ...headers,
+    });
     if (own) res.end(files[rel]);
     else fs.createReadStream(file).pipe(res);
   });
   // close() also ends the browser's idle keep-alive connections, which would hold it ~60 s.
-  const close = () => new Promise((r) => { server.close(r); server.closeAllConnections(); });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ url: `http://127.0.0.1:${server.address().port}/`, close });
-  }));
+  const close = () =>
+    new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ url: `http://127.0.0.1:${server.address().port}/`, close });
+    }),
+  );
 }
 
 /** Runs axe-core (node_modules/axe-core) on the page, shadow roots included; resolves to its
  *  violations as short strings. */
 async function axeViolations(page) {
-  await page.addScriptTag({ path: path.resolve(__dirname, '../../node_modules/axe-core/axe.min.js') });
+  await page.addScriptTag({
+    path: path.resolve(__dirname, '../../node_modules/axe-core/axe.min.js'),
+  });
   const violations = await page.evaluate(async () => (await globalThis.axe.run()).violations);
-  return violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+  return violations.map(
+    (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`,
+  );
 }
-
 
 /** Waits until every <causal-attention-demo> of the page has rendered (data-state set). */
 async function widgetsReady(page) {
@@ -125,14 +167,27 @@ async function widgetsReady(page) {
 /** The texts of row `row` of a stage's table (batch `batch` of 3-D stages) in the widget
  *  matched by `host` (a CSS selector), read through its shadow root. */
 function widgetRow(page, host, stage, row, batch = 0) {
-  return page.evaluate(([h, s, r, b]) => {
-    const root = document.querySelector(h).shadowRoot;
-    return Array.from(root.querySelectorAll(`[data-stage="${s}"] td[data-row="${r}"]`))
-      .filter((td) => (td.dataset.batch || '0') === String(b)).map((td) => td.textContent);
-  }, [host, stage, row, batch]);
+  return page.evaluate(
+    ([h, s, r, b]) => {
+      const root = document.querySelector(h).shadowRoot;
+      return Array.from(root.querySelectorAll(`[data-stage="${s}"] td[data-row="${r}"]`))
+        .filter((td) => (td.dataset.batch || '0') === String(b))
+        .map((td) => td.textContent);
+    },
+    [host, stage, row, batch],
+  );
 }
 
 module.exports = {
-  serve, serveWith, launch, watchedPage, ready, settled, cells, axeViolations, widgetsReady, widgetRow,
+  serve,
+  serveWith,
+  launch,
+  watchedPage,
+  ready,
+  settled,
+  cells,
+  axeViolations,
+  widgetsReady,
+  widgetRow,
   web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web'),
 };

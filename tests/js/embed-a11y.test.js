@@ -18,7 +18,15 @@ test.after(async () => {
   await server.close();
 });
 
-const EMBED = 'embed.html#' + encodeURIComponent(JSON.stringify({ stages: ['masked', 'attn_weights_dropped', 'context_vecs'], controls: 'full', qkv_bias: true }));
+const EMBED =
+  'embed.html#' +
+  encodeURIComponent(
+    JSON.stringify({
+      stages: ['masked', 'attn_weights_dropped', 'context_vecs'],
+      controls: 'full',
+      qkv_bias: true,
+    }),
+  );
 
 async function open(url, ready) {
   const watched = await watchedPage(browser.context, server.url);
@@ -28,7 +36,11 @@ async function open(url, ready) {
   return watched;
 }
 
-for (const [name, url, ready] of [['the page', '', 'page'], ['the embed page', EMBED, 'widget'], ['the example post', 'examples/blog-post.html', 'widget']]) {
+for (const [name, url, ready] of [
+  ['the page', '', 'page'],
+  ['the embed page', EMBED, 'widget'],
+  ['the example post', 'examples/blog-post.html', 'widget'],
+]) {
   test(`axe-core: no violations on ${name}, light and dark`, async () => {
     const { page, problems } = await open(url, ready);
     for (const colorScheme of ['light', 'dark']) {
@@ -44,21 +56,35 @@ for (const [name, url, ready] of [['the page', '', 'page'], ['the embed page', E
 }
 
 test('every table header has a scope; every table a caption', async () => {
-  for (const [url, ready] of [['', 'page'], ['examples/blog-post.html', 'widget']]) {
+  for (const [url, ready] of [
+    ['', 'page'],
+    ['examples/blog-post.html', 'widget'],
+  ]) {
     const { page } = await open(url, ready);
     const stats = await page.evaluate(() => {
-      const roots = [document, ...Array.from(document.querySelectorAll('causal-attention-demo'), (w) => w.shadowRoot)];
+      const roots = [
+        document,
+        ...Array.from(document.querySelectorAll('causal-attention-demo'), (w) => w.shadowRoot),
+      ];
       const tables = roots.flatMap((r) => Array.from(r.querySelectorAll('table.t')));
       const ths = tables.flatMap((t) => Array.from(t.querySelectorAll('th')));
       return {
         tables: tables.length,
         captions: tables.filter((t) => t.caption && t.caption.textContent.trim()).length,
         unscoped: ths.filter((th) => !['col', 'row'].includes(th.scope)).length,
-        rowHeaders: tables.every((t) => Array.from(t.tBodies[0].rows).every((tr) => tr.cells[0].tagName === 'TH' && tr.cells[0].scope === 'row')),
+        rowHeaders: tables.every((t) =>
+          Array.from(t.tBodies[0].rows).every(
+            (tr) => tr.cells[0].tagName === 'TH' && tr.cells[0].scope === 'row',
+          ),
+        ),
       };
     });
     assert.ok(stats.tables > 3, url);
-    assert.deepEqual(stats, { tables: stats.tables, captions: stats.tables, unscoped: 0, rowHeaders: true }, url);
+    assert.deepEqual(
+      stats,
+      { tables: stats.tables, captions: stats.tables, unscoped: 0, rowHeaders: true },
+      url,
+    );
     await page.close();
   }
 });
@@ -66,11 +92,15 @@ test('every table header has a scope; every table a caption', async () => {
 test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, focus is visible', async () => {
   const { page, problems } = await open('examples/blog-post.html', 'widget');
   // Where the focus is, inside the widget's shadow root.
-  const focused = () => page.evaluate(() => {
-    const a = document.activeElement, e = a && a.shadowRoot ? a.shadowRoot.activeElement : a;
-    const style = e && getComputedStyle(e);
-    return e && e.dataset.row !== undefined ? `${a.id} ${e.closest('[data-stage]').dataset.stage} ${e.dataset.row},${e.dataset.col} ${style.outlineStyle} ${style.outlineWidth}` : String(e && e.tagName);
-  });
+  const focused = () =>
+    page.evaluate(() => {
+      const a = document.activeElement,
+        e = a && a.shadowRoot ? a.shadowRoot.activeElement : a;
+      const style = e && getComputedStyle(e);
+      return e && e.dataset.row !== undefined
+        ? `${a.id} ${e.closest('[data-stage]').dataset.stage} ${e.dataset.row},${e.dataset.col} ${style.outlineStyle} ${style.outlineWidth}`
+        : String(e && e.tagName);
+    });
   await page.keyboard.press('Tab'); // the first cell of the first table of #causal
   assert.equal(await focused(), 'causal masked 0,0 solid 2px');
   await page.keyboard.press('ArrowDown');
@@ -100,35 +130,60 @@ test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, fo
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press(' ');
   assert.match(await page.locator('#explain-title').textContent(), /^attn_scores\[0, 1\] = /);
-  assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'solid');
+  assert.equal(
+    await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle),
+    'solid',
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('−∞, masked and dropped cells say what they are to screen readers', async () => {
   const { page, problems } = await open(EMBED, 'widget');
-  const names = (stage) => page.evaluate((s) => Array.from(document.querySelector('causal-attention-demo').shadowRoot
-    .querySelectorAll(`[data-stage="${s}"] td`), (td) => td.getAttribute('aria-label') || td.textContent), stage);
+  const names = (stage) =>
+    page.evaluate(
+      (s) =>
+        Array.from(
+          document
+            .querySelector('causal-attention-demo')
+            .shadowRoot.querySelectorAll(`[data-stage="${s}"] td`),
+          (td) => td.getAttribute('aria-label') || td.textContent,
+        ),
+      stage,
+    );
   const masked = await names('masked');
   assert.equal(masked[1], 'minus infinity, masked: a future token');
   assert.equal(masked.filter((n) => n === 'minus infinity, masked: a future token').length, 15);
   assert.match(masked[0], /^-?\d\.\d{4}$/);
   const dropped = await names('attn_weights_dropped');
   // The book's pattern: row 0 keeps columns 0, 1, 3, 4; row 1 drops column 0.
-  assert.deepEqual([dropped[1], dropped[2], dropped[6]],
-    ['0.0000, masked: a future token', '0.0000, masked: a future token, dropped by dropout', '0.0000, dropped by dropout']);
+  assert.deepEqual(
+    [dropped[1], dropped[2], dropped[6]],
+    [
+      '0.0000, masked: a future token',
+      '0.0000, masked: a future token, dropped by dropout',
+      '0.0000, dropped by dropout',
+    ],
+  );
   // The accessibility tree has them as the cells' names.
-  assert.equal(await page.getByRole('cell', { name: 'minus infinity, masked: a future token' }).count(), 15);
+  assert.equal(
+    await page.getByRole('cell', { name: 'minus infinity, masked: a future token' }).count(),
+    15,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('prefers-color-scheme and prefers-reduced-motion are followed; theme overrides the scheme', async () => {
   const { page, problems } = await open('examples/blog-post.html', 'widget');
-  const look = () => page.evaluate(() => {
-    const w = document.querySelector('#causal').shadowRoot;
-    return [getComputedStyle(w.querySelector('.ca')).backgroundColor, getComputedStyle(w.querySelector('td')).transitionDuration];
-  });
+  const look = () =>
+    page.evaluate(() => {
+      const w = document.querySelector('#causal').shadowRoot;
+      return [
+        getComputedStyle(w.querySelector('.ca')).backgroundColor,
+        getComputedStyle(w.querySelector('td')).transitionDuration,
+      ];
+    });
   // Without a theme ("inherit"), the host's background shows through in either scheme.
   await page.emulateMedia({ colorScheme: 'dark' });
   assert.equal((await look())[0], 'rgba(0, 0, 0, 0)');
@@ -149,7 +204,10 @@ test('prefers-color-scheme and prefers-reduced-motion are followed; theme overri
   assert.equal(await body(), 'rgb(255, 255, 255)');
   await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
   assert.equal(await body(), 'rgb(18, 20, 23)');
-  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('td')).transitionDuration), '0s');
+  assert.equal(
+    await page.evaluate(() => getComputedStyle(document.querySelector('td')).transitionDuration),
+    '0s',
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -32,33 +32,63 @@ test.after(async () => {
 
 /** Clicks an export button (page or widget `host`) and resolves with the ca-export detail. */
 function exportText(stage, format, batch = 0, host = null, on = page) {
-  return on.evaluate(([h, s, f, b]) => new Promise((resolve) => {
-    document.addEventListener('ca-export', (e) => resolve(e.detail.text), { once: true });
-    (h ? document.querySelector(h).shadowRoot : document)
-      .querySelector(`[data-stage="${s}"] button[data-export="${f}"][data-batch="${b}"]`).click();
-  }), [host, stage, format, batch]);
+  return on.evaluate(
+    ([h, s, f, b]) =>
+      new Promise((resolve) => {
+        document.addEventListener('ca-export', (e) => resolve(e.detail.text), { once: true });
+        (h ? document.querySelector(h).shadowRoot : document)
+          .querySelector(`[data-stage="${s}"] button[data-export="${f}"][data-batch="${b}"]`)
+          .click();
+      }),
+    [host, stage, format, batch],
+  );
 }
 /** The values of a table as the core computes them: {rows, cols, values[i][j]}. */
 function expected(config, stage, batch = 0) {
-  const s = api.run(config).stages.find((x) => x.id === stage), rank = s.shape.length;
-  const rows = rank === 1 ? 1 : s.shape[rank - 2], cols = s.shape[rank - 1], off = rank === 3 ? batch * rows * cols : 0;
+  const s = api.run(config).stages.find((x) => x.id === stage),
+    rank = s.shape.length;
+  const rows = rank === 1 ? 1 : s.shape[rank - 2],
+    cols = s.shape[rank - 1],
+    off = rank === 3 ? batch * rows * cols : 0;
   const values = [];
-  for (let i = 0; i < rows; i++) values.push(Array.from(s.data.slice(off + i * cols, off + (i + 1) * cols)));
+  for (let i = 0; i < rows; i++)
+    values.push(Array.from(s.data.slice(off + i * cols, off + (i + 1) * cols)));
   return { rows, cols, values, shape: s.shape };
 }
 const fixed4 = (x) => (x === -Infinity ? '−∞' : x.toFixed(4));
-const special = { '-inf': -Infinity, inf: Infinity, nan: NaN, '−∞': -Infinity, '-\\infty': -Infinity, '\\infty': Infinity };
+const special = {
+  '-inf': -Infinity,
+  inf: Infinity,
+  nan: NaN,
+  '−∞': -Infinity,
+  '-\\infty': -Infinity,
+  '\\infty': Infinity,
+};
 const toNumber = (text) => (text in special ? special[text] : Number(text));
 
 // Markdown: a GFM table; cells split at unescaped |, then backslash escapes and entities undone.
 function parseMarkdown(text) {
   const lines = text.split('\n');
   assert.match(lines[1], /^\|---(\|---:)+\|$/);
-  const cells = (line) => line.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replace(/\\(.)/g, '$1')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+  const cells = (line) =>
+    line
+      .slice(2, -2)
+      .split(/ (?<!\\)\| /)
+      .map((c) =>
+        c
+          .replace(/\\(.)/g, '$1')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&'),
+      );
   const header = cells(lines[0]);
   const body = lines.slice(2).map(cells);
-  return { corner: header[0], cols: header.slice(1), rows: body.map((r) => r[0]), values: body.map((r) => r.slice(1)) };
+  return {
+    corner: header[0],
+    cols: header.slice(1),
+    rows: body.map((r) => r[0]),
+    values: body.map((r) => r.slice(1)),
+  };
 }
 function parseLatex(text) {
   const m = text.match(/^\\begin\{bmatrix\}\n([\s\S]*)\n\\end\{bmatrix\}$/);
@@ -69,13 +99,28 @@ function parseLatex(text) {
 function parseCsv(text) {
   assert.ok(text.endsWith('\r\n'));
   const rows = [];
-  let row = [], field = '', quoted = false;
+  let row = [],
+    field = '',
+    quoted = false;
   for (let k = 0; k < text.length; k++) {
     const ch = text[k];
     if (quoted) {
-      if (ch === '"' && text[k + 1] === '"') { field += '"'; k++; } else if (ch === '"') quoted = false; else field += ch;
+      if (ch === '"' && text[k + 1] === '"') {
+        field += '"';
+        k++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(field); field = ''; } else if (ch === '\r' && text[k + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; k++; } else field += ch;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\r' && text[k + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      k++;
+    } else field += ch;
   }
   return rows;
 }
@@ -103,26 +148,55 @@ print(json.dumps([describe(literal) for literal in json.load(sys.stdin)]))
 `;
 /** Each literal's {dtype, shape, data (Python reprs)}, from one Python process. */
 function evalTorch(literals) {
-  const r = spawnSync('/usr/bin/python3', ['-c', PYTHON], { input: JSON.stringify(literals), encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/python3', ['-c', PYTHON], {
+    input: JSON.stringify(literals),
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
-const sameFloat32 = (text, want) => Object.is(Math.fround(toNumber(text)), want) || (Number.isNaN(want) && text === 'nan');
+const sameFloat32 = (text, want) =>
+  Object.is(Math.fround(toNumber(text)), want) || (Number.isNaN(want) && text === 'nan');
 
 // Tables with −∞ (masked), masked zeros, dropped cells, a bias vector, both batch elements.
-const TABLES = [['masked', 0], ['attn_weights_causal', 0], ['attn_weights_dropped', 0], ['dropout_example', 0],
-  ['b_query', 0], ['W_key', 0], ['mask', 0], ['context_vecs', 0], ['context_vecs', 1], ['row_sums', 0]];
+const TABLES = [
+  ['masked', 0],
+  ['attn_weights_causal', 0],
+  ['attn_weights_dropped', 0],
+  ['dropout_example', 0],
+  ['b_query', 0],
+  ['W_key', 0],
+  ['mask', 0],
+  ['context_vecs', 0],
+  ['context_vecs', 1],
+  ['row_sums', 0],
+];
 
 test('Markdown parses back to the table: labels as typed, 4 decimals, −∞', async () => {
   for (const [stage, batch] of TABLES) {
-    const want = expected(CONFIG, stage, batch), md = parseMarkdown(await exportText(stage, 'markdown', batch));
-    const shown = await page.evaluate(([s, b]) => Array.from(document.querySelectorAll(`[data-stage="${s}"] td${b ? `[data-batch="${b}"]` : ''}`))
-      .filter((td) => (td.dataset.batch || '0') === String(b)).map((td) => td.textContent), [stage, batch]);
+    const want = expected(CONFIG, stage, batch),
+      md = parseMarkdown(await exportText(stage, 'markdown', batch));
+    const shown = await page.evaluate(
+      ([s, b]) =>
+        Array.from(
+          document.querySelectorAll(`[data-stage="${s}"] td${b ? `[data-batch="${b}"]` : ''}`),
+        )
+          .filter((td) => (td.dataset.batch || '0') === String(b))
+          .map((td) => td.textContent),
+      [stage, batch],
+    );
     assert.deepEqual(md.values.flat(), shown, stage); // what the page shows, cell for cell
-    assert.deepEqual(md.values, want.values.map((r) => r.map(fixed4)), stage);
+    assert.deepEqual(
+      md.values,
+      want.values.map((r) => r.map(fixed4)),
+      stage,
+    );
     md.values.flat().forEach((t, k) => {
       const w = want.values.flat()[k];
-      assert.ok(Object.is(toNumber(t), w) || Math.abs(toNumber(t) - w) <= 5e-5, `${stage} ${t} ${w}`);
+      assert.ok(
+        Object.is(toNumber(t), w) || Math.abs(toNumber(t) - w) <= 5e-5,
+        `${stage} ${t} ${w}`,
+      );
     });
     if (['masked', 'attn_weights_causal'].includes(stage)) {
       assert.deepEqual(md.cols, TOKENS);
@@ -135,41 +209,84 @@ test('Markdown parses back to the table: labels as typed, 4 decimals, −∞', a
 
 test('LaTeX bmatrix parses back to the table, −∞ as -\\infty', async () => {
   for (const [stage, batch] of TABLES) {
-    const want = expected(CONFIG, stage, batch), rows = parseLatex(await exportText(stage, 'latex', batch));
-    assert.deepEqual(rows, want.values.map((r) => r.map((x) => (x === -Infinity ? '-\\infty' : x.toFixed(4)))), stage);
+    const want = expected(CONFIG, stage, batch),
+      rows = parseLatex(await exportText(stage, 'latex', batch));
+    assert.deepEqual(
+      rows,
+      want.values.map((r) => r.map((x) => (x === -Infinity ? '-\\infty' : x.toFixed(4)))),
+      stage,
+    );
   }
-  assert.match(await exportText('masked', 'latex'), /^\\begin\{bmatrix\}\n-?\d\.\d{4} & -\\infty & -\\infty/);
+  assert.match(
+    await exportText('masked', 'latex'),
+    /^\\begin\{bmatrix\}\n-?\d\.\d{4} & -\\infty & -\\infty/,
+  );
 });
 
 test('CSV parses back to every float32 bit, with labels, -inf and formula-safe labels', async () => {
   for (const [stage, batch] of TABLES) {
-    const want = expected(CONFIG, stage, batch), rows = parseCsv(await exportText(stage, 'csv', batch));
+    const want = expected(CONFIG, stage, batch),
+      rows = parseCsv(await exportText(stage, 'csv', batch));
     assert.equal(rows.length, want.rows + 1, stage);
     rows.slice(1).forEach((r, i) => {
       assert.equal(r.length, want.cols + 1);
-      r.slice(1).forEach((t, j) => assert.ok(sameFloat32(t, want.values[i][j]), `${stage}[${i}][${j}]: ${t} vs ${want.values[i][j]}`));
+      r.slice(1).forEach((t, j) =>
+        assert.ok(
+          sameFloat32(t, want.values[i][j]),
+          `${stage}[${i}][${j}]: ${t} vs ${want.values[i][j]}`,
+        ),
+      );
     });
     if (stage === 'masked') {
       // '=1+1' would run as a formula in a spreadsheet: it gets a leading quote.
-      assert.deepEqual(rows[0], ['query \\ key', 'Your', 'a|b', 'c,d', 'say "hi"', "'=1+1", '<img src=x onerror=alert(1)>']);
-      assert.deepEqual(rows.map((r) => r[0]).slice(1), ['Your', 'a|b', 'c,d', 'say "hi"', "'=1+1", '<img src=x onerror=alert(1)>']);
+      assert.deepEqual(rows[0], [
+        'query \\ key',
+        'Your',
+        'a|b',
+        'c,d',
+        'say "hi"',
+        "'=1+1",
+        '<img src=x onerror=alert(1)>',
+      ]);
+      assert.deepEqual(rows.map((r) => r[0]).slice(1), [
+        'Your',
+        'a|b',
+        'c,d',
+        'say "hi"',
+        "'=1+1",
+        '<img src=x onerror=alert(1)>',
+      ]);
       assert.deepEqual(rows[1].slice(2), Array(5).fill('-inf'));
     }
   }
 });
 
 test('the torch literal, evaluated by Python, gives the same float32 values and shape', async (t) => {
-  const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
-  t.diagnostic(torch ? 'evaluated with torch.tensor' : 'torch not installed: evaluated as a Python list');
+  const torch =
+    spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
+  t.diagnostic(
+    torch ? 'evaluated with torch.tensor' : 'torch not installed: evaluated as a Python list',
+  );
   const literals = [];
   for (const [stage, batch] of TABLES) literals.push(await exportText(stage, 'torch', batch));
   const results = evalTorch(literals);
   for (const [k, [stage, batch]] of TABLES.entries()) {
-    const want = expected(CONFIG, stage, batch), literal = literals[k], got = results[k];
+    const want = expected(CONFIG, stage, batch),
+      literal = literals[k],
+      got = results[k];
     assert.match(literal, /^torch\.tensor\(\[/);
     assert.equal(got.dtype, 'torch.float32', `${stage}: ${literal}`);
-    assert.deepEqual(got.shape, want.shape.length === 1 ? want.shape : [want.rows, want.cols], stage);
-    got.data.forEach((text, k) => assert.ok(sameFloat32(text, want.values.flat()[k]), `${stage}[${k}]: ${text} vs ${want.values.flat()[k]}`));
+    assert.deepEqual(
+      got.shape,
+      want.shape.length === 1 ? want.shape : [want.rows, want.cols],
+      stage,
+    );
+    got.data.forEach((text, k) =>
+      assert.ok(
+        sameFloat32(text, want.values.flat()[k]),
+        `${stage}[${k}]: ${text} vs ${want.values.flat()[k]}`,
+      ),
+    );
   }
   assert.match(await exportText('masked', 'torch'), /float\('-inf'\)/);
   assert.match(await exportText('mask', 'torch'), /^torch\.tensor\(\[\[0\.0, 1\.0,/); // floats, not an int tensor
@@ -186,10 +303,18 @@ test('exports hold the whole table where the page shows a heatmap', async () => 
   const want = expected(big, 'attn_weights_causal');
   const csv = parseCsv(await exportText('attn_weights_causal', 'csv', 0, null, p));
   assert.equal(csv.length, 41);
-  assert.ok(csv.slice(1).every((r, i) => r.slice(1).every((v, j) => sameFloat32(v, want.values[i][j]))));
-  assert.equal(parseMarkdown(await exportText('attn_weights_causal', 'markdown', 0, null, p)).values.length, 40);
+  assert.ok(
+    csv.slice(1).every((r, i) => r.slice(1).every((v, j) => sameFloat32(v, want.values[i][j]))),
+  );
+  assert.equal(
+    parseMarkdown(await exportText('attn_weights_causal', 'markdown', 0, null, p)).values.length,
+    40,
+  );
   assert.equal(parseLatex(await exportText('attn_weights_causal', 'latex', 0, null, p)).length, 40);
-  assert.equal(evalTorch([await exportText('attn_weights_causal', 'torch', 0, null, p)])[0].data.length, 1600);
+  assert.equal(
+    evalTorch([await exportText('attn_weights_causal', 'torch', 0, null, p)])[0].data.length,
+    1600,
+  );
   assert.deepEqual(pp, []);
   await p.close();
 });
@@ -201,10 +326,18 @@ function pngSize(bytes) {
   return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
 }
 
-test('PNG: a download with a PNG signature and the table\'s size', async () => {
-  for (const [stage, batch, name, rows] of [['attn_weights_causal', 0, 'attn_weights_causal.png', 6], ['context_vecs', 1, 'context_vecs-1.png', 6], ['b_query', 0, 'b_query.png', 1]]) {
-    const [download] = await Promise.all([page.waitForEvent('download'),
-      page.locator(`[data-stage="${stage}"] button[data-export=png][data-batch="${batch}"]`).click()]);
+test("PNG: a download with a PNG signature and the table's size", async () => {
+  for (const [stage, batch, name, rows] of [
+    ['attn_weights_causal', 0, 'attn_weights_causal.png', 6],
+    ['context_vecs', 1, 'context_vecs-1.png', 6],
+    ['b_query', 0, 'b_query.png', 1],
+  ]) {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .locator(`[data-stage="${stage}"] button[data-export=png][data-batch="${batch}"]`)
+        .click(),
+    ]);
     assert.equal(download.suggestedFilename(), name);
     const bytes = fs.readFileSync(await download.path());
     const [width, height] = pngSize(bytes);
@@ -212,35 +345,60 @@ test('PNG: a download with a PNG signature and the table\'s size', async () => {
     assert.ok(width >= 200 && width <= 2 * 120 * 33, `${stage} ${width}`);
     // Drawn as laid out: dark text in the title row, the header's grey-blue, grey masked cells.
     const look = await page.evaluate(async (b64) => {
-      const image = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
-      const ctx = Object.assign(document.createElement('canvas'), { width: image.width, height: image.height }).getContext('2d', { willReadFrequently: true });
+      const image = await createImageBitmap(
+        new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]),
+      );
+      const ctx = Object.assign(document.createElement('canvas'), {
+        width: image.width,
+        height: image.height,
+      }).getContext('2d', { willReadFrequently: true });
       ctx.drawImage(image, 0, 0);
       const px = (x, y) => Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)).join(',');
       const band = ctx.getImageData(0, 0, image.width, 48).data;
       let dark = 0;
       for (let k = 0; k < band.length; k += 4) if (band[k] < 100) dark++;
       const colW = image.width / 2 / 7; // 6 columns and the labels' (attn_weights_causal)
-      return { titleInk: dark, titleBackground: px(image.width - 4, 24), header: px(4, 52), cornerOfTable: px(4, 100),
-        masked: Array.from({ length: 24 }, (_, k) => px(image.width - 6 - k, 100)), first: px(Math.round(2 * colW + 6), 102) };
+      return {
+        titleInk: dark,
+        titleBackground: px(image.width - 4, 24),
+        header: px(4, 52),
+        cornerOfTable: px(4, 100),
+        masked: Array.from({ length: 24 }, (_, k) => px(image.width - 6 - k, 100)),
+        first: px(Math.round(2 * colW + 6), 102),
+      };
     }, bytes.toString('base64'));
     assert.ok(look.titleInk > 50, `${stage}: no title drawn`);
-    assert.equal(look.titleBackground, '255,255,255', `${stage}: the title row is white, above the header`);
+    assert.equal(
+      look.titleBackground,
+      '255,255,255',
+      `${stage}: the title row is white, above the header`,
+    );
     assert.equal(look.header, '238,240,243', stage);
     assert.equal(look.cornerOfTable, '238,240,243', stage); // the row labels' column
     if (stage === 'attn_weights_causal') {
       // Shaded as on the page (light theme): 1.0 the scale's end, masked 0 its start, hatched.
       assert.equal(look.first, '13,42,97');
-      assert.ok(look.masked.includes('251,248,220') && look.masked.some((c) => c.split(',')[0] < 235), look.masked.join(' '));
+      assert.ok(
+        look.masked.includes('251,248,220') && look.masked.some((c) => c.split(',')[0] < 235),
+        look.masked.join(' '),
+      );
     }
-    assert.match(await page.locator(`[data-stage="${stage}"] .tools .msg`).nth(batch).textContent(), /^Saved /);
+    assert.match(
+      await page.locator(`[data-stage="${stage}"] .tools .msg`).nth(batch).textContent(),
+      /^Saved /,
+    );
   }
 });
 
 test('the clipboard receives the text of the ca-export event, from the page and from a widget', async () => {
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: server.url.replace(/\/$/, ''),
+  });
   await page.bringToFront();
   const md = await exportText('masked', 'markdown');
-  await page.waitForFunction(() => /Copied/.test(document.querySelector('[data-stage="masked"] .msg').textContent));
+  await page.waitForFunction(() =>
+    /Copied/.test(document.querySelector('[data-stage="masked"] .msg').textContent),
+  );
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), md);
   assert.equal(await page.locator('[data-stage="masked"] .msg').textContent(), 'Copied Markdown.');
   const { page: w, problems: wp } = await watchedPage(browser.context, server.url);
@@ -249,7 +407,11 @@ test('the clipboard receives the text of the ca-export event, from the page and 
   await w.bringToFront(); // the clipboard takes text from the focused page only
   const csv = await exportText('context_vecs', 'csv', 1, '#batch', w);
   assert.match(csv, /^token \\ out,0,1\r\nYour,-0\.451\d*,0\.221/);
-  await w.waitForFunction(() => /Copied/.test(document.querySelector('#batch').shadowRoot.querySelectorAll('.msg')[1].textContent));
+  await w.waitForFunction(() =>
+    /Copied/.test(
+      document.querySelector('#batch').shadowRoot.querySelectorAll('.msg')[1].textContent,
+    ),
+  );
   assert.equal(await w.evaluate(() => navigator.clipboard.readText()), csv);
   assert.deepEqual(wp, []);
   await w.close();
@@ -257,7 +419,9 @@ test('the clipboard receives the text of the ca-export event, from the page and 
 
 test('without clipboard access the text is shown, selected, to copy by hand', async () => {
   const { page: p, problems: pp } = await watchedPage(browser.context, server.url);
-  await p.addInitScript(() => { Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }); });
+  await p.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
+  });
   await p.goto(server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
   await p.waitForSelector('html[data-ready="1"]');
   const latex = await exportText('masked', 'latex', 0, null, p);

@@ -14,14 +14,22 @@ const { root } = require('./support');
 
 const pkgDir = path.join(path.dirname(web), 'package');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
+const npm = (args, cwd) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+  });
 
 test('package.json describes the published package', () => {
   assert.equal(manifest.main, 'causal-attention.js');
   assert.equal(manifest.types, 'causal-attention.d.ts');
   assert.deepEqual(manifest.files, ['causal-attention.js', 'causal-attention.d.ts']);
-  assert.deepEqual(manifest.exports['.'], { types: './causal-attention.d.ts', default: './causal-attention.js' });
-  for (const k of ['name', 'version', 'license', 'repository', 'description']) assert.ok(manifest[k], k);
+  assert.deepEqual(manifest.exports['.'], {
+    types: './causal-attention.d.ts',
+    default: './causal-attention.js',
+  });
+  for (const k of ['name', 'version', 'license', 'repository', 'description'])
+    assert.ok(manifest[k], k);
   assert.ok(manifest.devDependencies['playwright-core'], 'the dev tools stay');
   const shipped = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   assert.equal(shipped.devDependencies, undefined);
@@ -34,28 +42,46 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
   try {
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp, pkgDir], tmp));
     const names = packed.files.map((f) => f.path).sort();
-    assert.deepEqual(names, ['README.md', 'causal-attention.d.ts', 'causal-attention.js', 'package.json']);
+    assert.deepEqual(names, [
+      'README.md',
+      'causal-attention.d.ts',
+      'causal-attention.js',
+      'package.json',
+    ]);
     const tgz = path.join(tmp, packed.filename);
-    console.log(`npm pack: ${packed.filename}, ${fs.statSync(tgz).size} bytes (unpacked ${packed.unpackedSize}): ${names.join(', ')}`);
+    console.log(
+      `npm pack: ${packed.filename}, ${fs.statSync(tgz).size} bytes (unpacked ${packed.unpackedSize}): ${names.join(', ')}`,
+    );
 
     const project = path.join(tmp, 'project');
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'package.json'), '{"name": "reader", "private": true}\n');
     npm(['install', '--offline', tgz], project);
     const installed = path.join(project, 'node_modules', manifest.name);
-    assert.deepEqual(fs.readFileSync(path.join(installed, 'causal-attention.js')), fs.readFileSync(path.join(web, 'causal-attention.js')));
+    assert.deepEqual(
+      fs.readFileSync(path.join(installed, 'causal-attention.js')),
+      fs.readFileSync(path.join(web, 'causal-attention.js')),
+    );
 
     // Node: require by the package's name, resolved through "exports".
-    const out = execFileSync('node', ['-e', `require('${manifest.name}').load().then((api) => {
+    const out = execFileSync(
+      'node',
+      [
+        '-e',
+        `require('${manifest.name}').load().then((api) => {
       const s = api.run({}).stages.find((x) => x.id === 'attn_weights_causal');
       console.log(s.data[6].toFixed(4));
-    })`], { cwd: project, encoding: 'utf8' });
+    })`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
     assert.equal(out.trim(), '0.5517');
 
     // Chromium: a page of the project loads the widget from node_modules.
     const browser = await launch();
     const s = await serveWith(project, {
-      'index.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Reader</title><link rel="icon" href="data:,">' +
+      'index.html':
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Reader</title><link rel="icon" href="data:,">' +
         `<script src="node_modules/${manifest.name}/causal-attention.js" defer></script></head>` +
         '<body><main><causal-attention-demo stages="attn_weights_causal"></causal-attention-demo></main></body></html>',
     });
@@ -63,7 +89,14 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
       const { page, problems } = await watchedPage(browser.context, s.url);
       await page.goto(s.url);
       await widgetsReady(page);
-      assert.deepEqual(await widgetRow(page, 'causal-attention-demo', 'attn_weights_causal', 1), ['0.5517', '0.4483', '0.0000', '0.0000', '0.0000', '0.0000']);
+      assert.deepEqual(await widgetRow(page, 'causal-attention-demo', 'attn_weights_causal', 1), [
+        '0.5517',
+        '0.4483',
+        '0.0000',
+        '0.0000',
+        '0.0000',
+        '0.0000',
+      ]);
       assert.deepEqual(problems, []);
     } finally {
       await s.close();

@@ -15,13 +15,22 @@ const { runCli, cli, loadApi } = require('./support');
 
 const build = path.dirname(web);
 const BOOK_TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
-const BOOK_INPUTS = [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
-  [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]];
+const BOOK_INPUTS = [
+  [0.43, 0.15, 0.89],
+  [0.55, 0.87, 0.66],
+  [0.57, 0.85, 0.64],
+  [0.22, 0.58, 0.33],
+  [0.77, 0.25, 0.1],
+  [0.05, 0.8, 0.55],
+];
 const f4 = (rows) => rows.map((r) => r.map((x) => x.toFixed(4)));
 
 let browser, server;
 before(async () => {
-  assert.ok(fs.existsSync(path.join(web, 'index.html')), `no ${web}/index.html: run build-scripts/build.sh first`);
+  assert.ok(
+    fs.existsSync(path.join(web, 'index.html')),
+    `no ${web}/index.html: run build-scripts/build.sh first`,
+  );
   [browser, server] = await Promise.all([launch(), serve(web)]);
 });
 after(async () => {
@@ -52,21 +61,31 @@ function pageTest(name, fn) {
     const problems = watched.flatMap((w) => w.problems);
     await Promise.all(watched.map((w) => w.page.close()));
     if (failure) {
-      if (problems.length) failure.message += `\nalso recorded in the page:\n  ${problems.join('\n  ')}`;
+      if (problems.length)
+        failure.message += `\nalso recorded in the page:\n  ${problems.join('\n  ')}`;
       throw failure;
     }
-    assert.deepEqual(problems, [], 'console errors/warnings, page errors, failed or foreign requests');
+    assert.deepEqual(
+      problems,
+      [],
+      'console errors/warnings, page errors, failed or foreign requests',
+    );
   });
 }
 
 /** Every stage as the page shows it: its tables' value cells, row by row. */
 async function shown(page) {
   await settled(page);
-  return page.evaluate(() => Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => ({
-    id: box.dataset.stage,
-    tables: Array.from(box.querySelectorAll('table.t'), (t) =>
-      Array.from(t.tBodies[0].rows, (r) => Array.from(r.querySelectorAll('td'), (td) => td.textContent))),
-  })));
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => ({
+      id: box.dataset.stage,
+      tables: Array.from(box.querySelectorAll('table.t'), (t) =>
+        Array.from(t.tBodies[0].rows, (r) =>
+          Array.from(r.querySelectorAll('td'), (td) => td.textContent),
+        ),
+      ),
+    })),
+  );
 }
 
 /** The CLI's number as the page prints it: the float32 value with toFixed(4), −∞ for -inf. */
@@ -79,11 +98,15 @@ function fmt(v) {
 function expected(native) {
   return native.stages.map((s) => {
     // 0-D: one value; 3-D: one table per matrix; 4-D: the first (batch, head) is shown.
-    const sh = s.shape, C = sh.length ? sh[sh.length - 1] : 1, R = sh.length < 2 ? 1 : sh[sh.length - 2], B = sh.length === 3 ? sh[0] : 1;
+    const sh = s.shape,
+      C = sh.length ? sh[sh.length - 1] : 1,
+      R = sh.length < 2 ? 1 : sh[sh.length - 2],
+      B = sh.length === 3 ? sh[0] : 1;
     const tables = [];
     for (let b = 0; b < B; b++) {
       const rows = [];
-      for (let i = 0; i < R; i++) rows.push(s.data.slice((b * R + i) * C, (b * R + i + 1) * C).map(fmt));
+      for (let i = 0; i < R; i++)
+        rows.push(s.data.slice((b * R + i) * C, (b * R + i + 1) * C).map(fmt));
       tables.push(rows);
     }
     return { id: s.id, tables };
@@ -96,13 +119,19 @@ async function snapshot(page) {
   await page.waitForSelector('main[data-complete="1"]');
   return page.evaluate(() => ({
     hash: location.hash,
-    controls: Array.from(document.getElementById('controls').elements, (e) =>
-      [e.name || e.id, e.type === 'checkbox' ? e.checked : e.value, e.disabled]),
+    controls: Array.from(document.getElementById('controls').elements, (e) => [
+      e.name || e.id,
+      e.type === 'checkbox' ? e.checked : e.value,
+      e.disabled,
+    ]),
     editor: document.getElementById('inputs-editor').innerText,
     mode: document.getElementById('inputs-mode').textContent,
     status: document.getElementById('status').textContent,
-    stages: Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) =>
-      [box.dataset.stage, box.innerText, Array.from(box.querySelectorAll('td'), (td) => td.className).join()]),
+    stages: Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => [
+      box.dataset.stage,
+      box.innerText,
+      Array.from(box.querySelectorAll('td'), (td) => td.className).join(),
+    ]),
   }));
 }
 
@@ -114,50 +143,110 @@ function sameState(got, want, what) {
 const H = require(path.join(__dirname, '../../web/hash.js'));
 const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
 
-pageTest('served and from file://: the book\'s numbers, every stage, token headers, max difference', async (open) => {
-  const native = runCli({});
-  const ids = spawnSync(cli, ['--list-stages'], { encoding: 'utf8' }).stdout.trim().split('\n')
-    .filter((id) => !/(^|\.)b_/.test(id));
-  assert.equal(ids.length, 60);
-  for (const url of [server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
-    const page = await open(url);
-    assert.deepEqual(await page.$$eval('div.stage', (d) => d.map((e) => e.dataset.stage)), ids, url);
-    assert.deepEqual(await shown(page), expected(native), `${url}: every table equals the CLI`);
+pageTest(
+  "served and from file://: the book's numbers, every stage, token headers, max difference",
+  async (open) => {
+    const native = runCli({});
+    const ids = spawnSync(cli, ['--list-stages'], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .filter((id) => !/(^|\.)b_/.test(id));
+    assert.equal(ids.length, 60);
+    for (const url of [server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
+      const page = await open(url);
+      assert.deepEqual(
+        await page.$$eval('div.stage', (d) => d.map((e) => e.dataset.stage)),
+        ids,
+        url,
+      );
+      assert.deepEqual(await shown(page), expected(native), `${url}: every table equals the CLI`);
 
-    assert.equal((await cells(page, 'attn_scores'))[0][0], '0.2899');
-    assert.deepEqual((await cells(page, 'masked'))[0], ['0.2899', '−∞', '−∞', '−∞', '−∞', '−∞']);
-    assert.deepEqual(await page.$$eval('[data-stage="masked"] td[data-row="0"]', (tds) => tds.map((td) => td.classList.contains('m'))),
-      [false, true, true, true, true, true], 'masked cells carry .m');
-    assert.deepEqual((await cells(page, 'attn_weights_causal'))[1], ['0.5517', '0.4483', '0.0000', '0.0000', '0.0000', '0.0000']);
-    assert.deepEqual((await cells(page, 'context_vec'))[0], ['-0.0739', '0.0713']);
-    assert.deepEqual((await cells(page, 'dropout_example'))[0], ['2.0000', '2.0000', '0.0000', '2.0000', '2.0000', '0.0000']);
-    assert.deepEqual((await cells(page, 'context_vecs', 0))[0], ['-0.4519', '0.2216']);
-    assert.deepEqual((await cells(page, 'context_vecs', 1))[0], ['-0.4519', '0.2216']);
+      assert.equal((await cells(page, 'attn_scores'))[0][0], '0.2899');
+      assert.deepEqual((await cells(page, 'masked'))[0], ['0.2899', '−∞', '−∞', '−∞', '−∞', '−∞']);
+      assert.deepEqual(
+        await page.$$eval('[data-stage="masked"] td[data-row="0"]', (tds) =>
+          tds.map((td) => td.classList.contains('m')),
+        ),
+        [false, true, true, true, true, true],
+        'masked cells carry .m',
+      );
+      assert.deepEqual((await cells(page, 'attn_weights_causal'))[1], [
+        '0.5517',
+        '0.4483',
+        '0.0000',
+        '0.0000',
+        '0.0000',
+        '0.0000',
+      ]);
+      assert.deepEqual((await cells(page, 'context_vec'))[0], ['-0.0739', '0.0713']);
+      assert.deepEqual((await cells(page, 'dropout_example'))[0], [
+        '2.0000',
+        '2.0000',
+        '0.0000',
+        '2.0000',
+        '2.0000',
+        '0.0000',
+      ]);
+      assert.deepEqual((await cells(page, 'context_vecs', 0))[0], ['-0.4519', '0.2216']);
+      assert.deepEqual((await cells(page, 'context_vecs', 1))[0], ['-0.4519', '0.2216']);
 
-    // Captions: the core's title and code, the shape.
-    const caps = await page.$$eval('div.stage', (d) => d.map((e) => {
-      const c = e.querySelector('caption');
-      return [c.querySelector('.ti').textContent, c.querySelector('.sh').textContent, c.querySelector('code').textContent];
-    }));
-    assert.deepEqual(caps, native.stages.map((s) => [s.title, s.shape.length ? ` (${s.shape.join(', ')})` : ' (a 0-D scalar)', s.code]));
+      // Captions: the core's title and code, the shape.
+      const caps = await page.$$eval('div.stage', (d) =>
+        d.map((e) => {
+          const c = e.querySelector('caption');
+          return [
+            c.querySelector('.ti').textContent,
+            c.querySelector('.sh').textContent,
+            c.querySelector('code').textContent,
+          ];
+        }),
+      );
+      assert.deepEqual(
+        caps,
+        native.stages.map((s) => [
+          s.title,
+          s.shape.length ? ` (${s.shape.join(', ')})` : ' (a 0-D scalar)',
+          s.code,
+        ]),
+      );
 
-    // Token labels head the rows of token-indexed tables and the columns of token × token ones.
-    for (const id of ['inputs', 'queries', 'attn_scores', 'attn_weights_causal', 'context_vec']) {
-      assert.deepEqual(await page.$$eval(`[data-stage="${id}"] tbody th[scope=row]`, (th) => th.map((e) => e.textContent)), BOOK_TOKENS, id);
+      // Token labels head the rows of token-indexed tables and the columns of token × token ones.
+      for (const id of ['inputs', 'queries', 'attn_scores', 'attn_weights_causal', 'context_vec']) {
+        assert.deepEqual(
+          await page.$$eval(`[data-stage="${id}"] tbody th[scope=row]`, (th) =>
+            th.map((e) => e.textContent),
+          ),
+          BOOK_TOKENS,
+          id,
+        );
+      }
+      assert.deepEqual(
+        await page.$$eval('[data-stage="context_vecs"] tbody th[scope=row]', (th) =>
+          th.map((e) => e.textContent),
+        ),
+        [...BOOK_TOKENS, ...BOOK_TOKENS],
+      );
+      assert.deepEqual(
+        await page
+          .$$eval('[data-stage="attn_scores"] thead th[scope=col]', (th) =>
+            th.map((e) => e.textContent),
+          )
+          .then((h) => h.slice(1)),
+        BOOK_TOKENS,
+      );
+
+      const after = await page.$eval(
+        '[data-stage="attn_weights_causal"] p.after',
+        (e) => e.textContent,
+      );
+      const m = /(\d[\d.]*(?:e[-+]?\d+)?)\s*$/.exec(after);
+      assert.ok(m, `a number in "${after}"`);
+      assert.ok(Number(m[1]) <= 1e-6, after);
+      assert.equal(await page.evaluate(() => location.hash), '', 'the book has an empty hash');
+      assert.equal(await page.$eval('#status', (e) => e.textContent), '');
     }
-    assert.deepEqual(await page.$$eval('[data-stage="context_vecs"] tbody th[scope=row]', (th) => th.map((e) => e.textContent)),
-      [...BOOK_TOKENS, ...BOOK_TOKENS]);
-    assert.deepEqual(await page.$$eval('[data-stage="attn_scores"] thead th[scope=col]', (th) => th.map((e) => e.textContent)).then((h) => h.slice(1)),
-      BOOK_TOKENS);
-
-    const after = await page.$eval('[data-stage="attn_weights_causal"] p.after', (e) => e.textContent);
-    const m = /(\d[\d.]*(?:e[-+]?\d+)?)\s*$/.exec(after);
-    assert.ok(m, `a number in "${after}"`);
-    assert.ok(Number(m[1]) <= 1e-6, after);
-    assert.equal(await page.evaluate(() => location.hash), '', 'the book has an empty hash');
-    assert.equal(await page.$eval('#status', (e) => e.textContent), '');
-  }
-});
+  },
+);
 
 pageTest('editing an input changes the dependent tables, equal to the native CLI', async (open) => {
   const page = await open();
@@ -168,12 +257,31 @@ pageTest('editing an input changes the dependent tables, equal to the native CLI
   const now = Object.fromEntries((await shown(page)).map((s) => [s.id, s.tables]));
 
   assert.equal(now.inputs[0][1][0], '0.9000');
-  for (const id of ['W_query', 'W_key', 'W_value', 'ca.W_query', 'mask', 'mask_simple', 'dropout_example']) {
+  for (const id of [
+    'W_query',
+    'W_key',
+    'W_value',
+    'ca.W_query',
+    'mask',
+    'mask_simple',
+    'dropout_example',
+  ]) {
     assert.deepEqual(now[id], before[id], `${id} does not depend on the inputs`);
   }
   assert.deepEqual(now.queries[0][0], before.queries[0][0], 'queries row 0 keeps its input');
-  assert.notDeepEqual(now.queries[0][1], before.queries[0][1], 'queries row 1 follows inputs row 1');
-  for (const id of ['keys', 'values', 'attn_scores', 'attn_weights_causal', 'context_vec', 'context_vecs']) {
+  assert.notDeepEqual(
+    now.queries[0][1],
+    before.queries[0][1],
+    'queries row 1 follows inputs row 1',
+  );
+  for (const id of [
+    'keys',
+    'values',
+    'attn_scores',
+    'attn_weights_causal',
+    'context_vec',
+    'context_vecs',
+  ]) {
     assert.notDeepEqual(now[id], before[id], `${id} follows the edit`);
   }
   // Causality: the first token sees only itself, so its context vector is unchanged.
@@ -183,53 +291,98 @@ pageTest('editing an input changes the dependent tables, equal to the native CLI
   inputs[1][0] = 0.9;
   assert.deepEqual(await hashConfig(page), { inputs });
   const native = runCli({ inputs });
-  assert.deepEqual(Object.keys(now), native.stages.map((s) => s.id));
+  assert.deepEqual(
+    Object.keys(now),
+    native.stages.map((s) => s.id),
+  );
   for (const s of expected(native)) assert.deepEqual(now[s.id], s.tables, `${s.id} equals the CLI`);
 });
 
-pageTest('invalid values: the core\'s message at the control, typed text kept, last good tables kept', async (open) => {
-  const page = await open();
-  const state = () => settled(page).then(() => page.evaluate(() => ({
-    tables: Array.from(document.querySelectorAll('main td'), (td) => td.textContent).join('|'),
-    hash: location.hash,
-    invalid: Array.from(document.querySelectorAll('[aria-invalid="true"]'), (e) => e.name + (e.dataset.row ? `[${e.dataset.row}][${e.dataset.col}]` : '')),
-    errors: Array.from(document.querySelectorAll('[data-error-for]'), (e) => [e.dataset.errorFor, e.textContent]).filter((e) => e[1]),
-  })));
-  const message = (config) => {
-    const r = runCli(config);
-    assert.equal(r.code, 2, JSON.stringify(config));
-    return r.stderr.trim().replace(/^causal-attention: /, '');
-  };
+pageTest(
+  "invalid values: the core's message at the control, typed text kept, last good tables kept",
+  async (open) => {
+    const page = await open();
+    const state = () =>
+      settled(page).then(() =>
+        page.evaluate(() => ({
+          tables: Array.from(document.querySelectorAll('main td'), (td) => td.textContent).join(
+            '|',
+          ),
+          hash: location.hash,
+          invalid: Array.from(
+            document.querySelectorAll('[aria-invalid="true"]'),
+            (e) => e.name + (e.dataset.row ? `[${e.dataset.row}][${e.dataset.col}]` : ''),
+          ),
+          errors: Array.from(document.querySelectorAll('[data-error-for]'), (e) => [
+            e.dataset.errorFor,
+            e.textContent,
+          ]).filter((e) => e[1]),
+        })),
+      );
+    const message = (config) => {
+      const r = runCli(config);
+      assert.equal(r.code, 2, JSON.stringify(config));
+      return r.stderr.trim().replace(/^causal-attention: /, '');
+    };
 
-  await page.fill('#dropout', '0.25'); // a good edit first: the last good tables are not the book's
-  const good = await state();
-  assert.equal((await cells(page, 'dropout_example'))[0][0].length, 6);
-  assert.deepEqual(good.errors, []);
-  assert.deepEqual(good.invalid, []);
+    await page.fill('#dropout', '0.25'); // a good edit first: the last good tables are not the book's
+    const good = await state();
+    assert.equal((await cells(page, 'dropout_example'))[0][0].length, 6);
+    assert.deepEqual(good.errors, []);
+    assert.deepEqual(good.invalid, []);
 
-  const inputsBad = BOOK_INPUTS.map((r) => r.slice());
-  inputsBad[2][1] = 'abc';
-  const cases = [
-    { sel: 'input[name=inputs][data-row="2"][data-col="1"]', text: 'abc', fix: '0.85', key: 'inputs', invalid: 'inputs[2][1]',
-      msg: message({ inputs: inputsBad, dropout: 0.25 }) },
-    { sel: '#dropout', text: '1.5', fix: '0.25', key: 'dropout', invalid: 'dropout', msg: message({ dropout: 1.5 }) },
-    { sel: '#d_out', text: '0', fix: '2', key: 'd_out', invalid: 'd_out', msg: message({ d_out: 0, dropout: 0.25 }) },
-  ];
-  assert.equal(cases[0].msg, '"inputs"[2][1] must be a finite number (got "abc")');
-  for (const c of cases) {
-    await page.fill(c.sel, c.text);
-    const bad = await state();
-    assert.deepEqual(bad.errors, [[c.key, c.msg]], `${c.sel} = ${c.text}: the message at the control`);
-    assert.deepEqual(bad.invalid, [c.invalid], `${c.sel}: aria-invalid`);
-    assert.equal(await page.inputValue(c.sel), c.text, 'the typed text stays');
-    assert.equal(bad.tables, good.tables, 'the tables keep the last good numbers');
-    assert.equal(bad.hash, good.hash, 'the URL keeps the last good state');
-    assert.ok(await page.isVisible(`[data-error-for="${c.key}"]`));
+    const inputsBad = BOOK_INPUTS.map((r) => r.slice());
+    inputsBad[2][1] = 'abc';
+    const cases = [
+      {
+        sel: 'input[name=inputs][data-row="2"][data-col="1"]',
+        text: 'abc',
+        fix: '0.85',
+        key: 'inputs',
+        invalid: 'inputs[2][1]',
+        msg: message({ inputs: inputsBad, dropout: 0.25 }),
+      },
+      {
+        sel: '#dropout',
+        text: '1.5',
+        fix: '0.25',
+        key: 'dropout',
+        invalid: 'dropout',
+        msg: message({ dropout: 1.5 }),
+      },
+      {
+        sel: '#d_out',
+        text: '0',
+        fix: '2',
+        key: 'd_out',
+        invalid: 'd_out',
+        msg: message({ d_out: 0, dropout: 0.25 }),
+      },
+    ];
+    assert.equal(cases[0].msg, '"inputs"[2][1] must be a finite number (got "abc")');
+    for (const c of cases) {
+      await page.fill(c.sel, c.text);
+      const bad = await state();
+      assert.deepEqual(
+        bad.errors,
+        [[c.key, c.msg]],
+        `${c.sel} = ${c.text}: the message at the control`,
+      );
+      assert.deepEqual(bad.invalid, [c.invalid], `${c.sel}: aria-invalid`);
+      assert.equal(await page.inputValue(c.sel), c.text, 'the typed text stays');
+      assert.equal(bad.tables, good.tables, 'the tables keep the last good numbers');
+      assert.equal(bad.hash, good.hash, 'the URL keeps the last good state');
+      assert.ok(await page.isVisible(`[data-error-for="${c.key}"]`));
 
-    await page.fill(c.sel, c.fix);
-    assert.deepEqual(await state(), good, `${c.sel} fixed: message and aria-invalid cleared, same tables`);
-  }
-});
+      await page.fill(c.sel, c.fix);
+      assert.deepEqual(
+        await state(),
+        good,
+        `${c.sel} fixed: message and aria-invalid cleared, same tables`,
+      );
+    }
+  },
+);
 
 pageTest('the mkl generator gives the dropout tables of seed 000 exactly', async (open) => {
   const page = await open();
@@ -240,26 +393,50 @@ pageTest('the mkl generator gives the dropout tables of seed 000 exactly', async
     [0, 0, 2, 0, 2, 0],
     [2, 2, 0, 0, 0, 2],
     [2, 0, 0, 0, 0, 2],
-    [0, 2, 0, 0, 0, 0]];
+    [0, 2, 0, 0, 0, 0],
+  ];
   assert.deepEqual(await cells(page, 'dropout_example'), f4(pattern));
-  assert.deepEqual(await cells(page, 'attn_weights_dropped'), f4([
-    [2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
-    [0.0000, 0.8966, 0.0000, 0.0000, 0.0000, 0.0000],
-    [0.0000, 0.0000, 0.6206, 0.0000, 0.0000, 0.0000],
-    [0.5517, 0.4921, 0.0000, 0.0000, 0.0000, 0.0000],
-    [0.4350, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
-    [0.0000, 0.3327, 0.0000, 0.0000, 0.0000, 0.0000]]));
+  assert.deepEqual(
+    await cells(page, 'attn_weights_dropped'),
+    f4([
+      [2.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+      [0.0, 0.8966, 0.0, 0.0, 0.0, 0.0],
+      [0.0, 0.0, 0.6206, 0.0, 0.0, 0.0],
+      [0.5517, 0.4921, 0.0, 0.0, 0.0, 0.0],
+      [0.435, 0.0, 0.0, 0.0, 0.0, 0.0],
+      [0.0, 0.3327, 0.0, 0.0, 0.0, 0.0],
+    ]),
+  );
   // Dropped cells, and only they, are marked .x in both tables.
   const dropped = pattern.map((r) => r.map((x) => x === 0));
   for (const id of ['dropout_example', 'attn_weights_dropped']) {
-    assert.deepEqual(await page.$$eval(`[data-stage="${id}"] tbody tr`, (trs) => trs.map((tr) =>
-      Array.from(tr.querySelectorAll('td'), (td) => td.classList.contains('x')))), dropped, `${id}: .x on the dropped cells`);
+    assert.deepEqual(
+      await page.$$eval(`[data-stage="${id}"] tbody tr`, (trs) =>
+        trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.classList.contains('x'))),
+      ),
+      dropped,
+      `${id}: .x on the dropped cells`,
+    );
   }
   assert.deepEqual(await hashConfig(page), { rng: 'mkl' });
   // The rest of the walkthrough does not depend on the generator.
-  assert.deepEqual((await cells(page, 'attn_weights_causal'))[1], ['0.5517', '0.4483', '0.0000', '0.0000', '0.0000', '0.0000']);
+  assert.deepEqual((await cells(page, 'attn_weights_causal'))[1], [
+    '0.5517',
+    '0.4483',
+    '0.0000',
+    '0.0000',
+    '0.0000',
+    '0.0000',
+  ]);
   await page.selectOption('#rng', 'default');
-  assert.deepEqual((await cells(page, 'dropout_example'))[0], ['2.0000', '2.0000', '0.0000', '2.0000', '2.0000', '0.0000']);
+  assert.deepEqual((await cells(page, 'dropout_example'))[0], [
+    '2.0000',
+    '2.0000',
+    '0.0000',
+    '2.0000',
+    '2.0000',
+    '0.0000',
+  ]);
   assert.equal(await page.evaluate(() => location.hash), '');
 });
 
@@ -283,12 +460,24 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
 
   const config = await hashConfig(page);
   assert.deepEqual(config, {
-    inputs: { randn: [5, 4], seed: 7 }, tokens: ['Hello, world', 'journey', 'starts', 'with', 'último'],
-    d_out: 3, seed_weights: 42, seed_dropout: -7, dropout: 0.3, seed_class: 2024, context_length: 9,
-    qkv_bias: true, scale: false, rng: 'mkl',
+    inputs: { randn: [5, 4], seed: 7 },
+    tokens: ['Hello, world', 'journey', 'starts', 'with', 'último'],
+    d_out: 3,
+    seed_weights: 42,
+    seed_dropout: -7,
+    dropout: 0.3,
+    seed_class: 2024,
+    context_length: 9,
+    qkv_bias: true,
+    scale: false,
+    rng: 'mkl',
   });
   const state = await snapshot(page);
-  assert.equal(state.stages.length, 57, 'bias stages shown, MultiHeadAttention not (d_out 3, 2 heads)');
+  assert.equal(
+    state.stages.length,
+    57,
+    'bias stages shown, MultiHeadAttention not (d_out 3, 2 heads)',
+  );
   const native = runCli(config);
   assert.deepEqual(await shown(page), expected(native), 'the edited state equals the CLI');
 
@@ -303,7 +492,10 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
   // state survives a reload too.
   await fresh.fill('input[name=inputs][data-row="0"][data-col="0"]', '1.5');
   const typed = await hashConfig(fresh);
-  assert.ok(Array.isArray(typed.inputs) && typed.inputs.length === 5 && typed.inputs[0][0] === 1.5, JSON.stringify(typed.inputs));
+  assert.ok(
+    Array.isArray(typed.inputs) && typed.inputs.length === 5 && typed.inputs[0][0] === 1.5,
+    JSON.stringify(typed.inputs),
+  );
   // (The random-inputs form is not state: its seed field shows the default again.)
   const noSeed = (st) => ({ ...st, controls: st.controls.filter((c) => c[0] !== 'randn_seed') });
   const typedState = noSeed(await snapshot(fresh));
@@ -317,155 +509,233 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
   assert.deepEqual((await cells(fresh, 'attn_scores'))[0][0], '0.2899');
 });
 
-pageTest('a cell explains itself with its operands; Esc closes; arrows and Enter work', async (open) => {
-  const page = await open();
-  const panel = () => page.evaluate(() => ({
-    hidden: document.getElementById('explain').hidden,
-    title: document.getElementById('explain-title').textContent,
-    body: Array.from(document.querySelectorAll('#explain-body p'), (p) => p.textContent),
-    sel: Array.from(document.querySelectorAll('main .sel'), (td) => td.closest('[data-stage]').dataset.stage + `[${td.dataset.row}][${td.dataset.col}]`),
-    focus: document.activeElement.closest('[data-stage]') ? document.activeElement.closest('[data-stage]').dataset.stage +
-      `[${document.activeElement.dataset.row}][${document.activeElement.dataset.col}]` : document.activeElement.id,
-  }));
-  assert.equal((await panel()).hidden, true);
+pageTest(
+  'a cell explains itself with its operands; Esc closes; arrows and Enter work',
+  async (open) => {
+    const page = await open();
+    const panel = () =>
+      page.evaluate(() => ({
+        hidden: document.getElementById('explain').hidden,
+        title: document.getElementById('explain-title').textContent,
+        body: Array.from(document.querySelectorAll('#explain-body p'), (p) => p.textContent),
+        sel: Array.from(
+          document.querySelectorAll('main .sel'),
+          (td) =>
+            td.closest('[data-stage]').dataset.stage + `[${td.dataset.row}][${td.dataset.col}]`,
+        ),
+        focus: document.activeElement.closest('[data-stage]')
+          ? document.activeElement.closest('[data-stage]').dataset.stage +
+            `[${document.activeElement.dataset.row}][${document.activeElement.dataset.col}]`
+          : document.activeElement.id,
+      }));
+    assert.equal((await panel()).hidden, true);
 
-  const q = (await cells(page, 'queries'))[2], k = (await cells(page, 'keys'))[3];
-  const score = (await cells(page, 'attn_scores'))[2][3];
-  assert.equal(score, '0.0259');
-  await page.click('[data-stage="attn_scores"] td[data-row="2"][data-col="3"]');
-  let p = await panel();
-  assert.equal(p.hidden, false);
-  assert.equal(p.title, 'attn_scores[2, 3] = 0.0259');
-  assert.deepEqual(p.sel, ['attn_scores[2][3]']);
-  const body = p.body.join('\n');
-  assert.match(body, /query “starts”, key “with”/);
-  for (const x of [...q, ...k]) assert.ok(body.includes(x.startsWith('-') ? `(${x})` : x), `operand ${x} in:\n${body}`);
-  assert.ok(body.includes(`${q[0]}×(${k[0]}) + (${q[1]})×(${k[1]})`), body);
-  assert.match(body, /= 0\.0259\n/);
-  assert.match(body, /float32 value: 0\.02588/);
+    const q = (await cells(page, 'queries'))[2],
+      k = (await cells(page, 'keys'))[3];
+    const score = (await cells(page, 'attn_scores'))[2][3];
+    assert.equal(score, '0.0259');
+    await page.click('[data-stage="attn_scores"] td[data-row="2"][data-col="3"]');
+    let p = await panel();
+    assert.equal(p.hidden, false);
+    assert.equal(p.title, 'attn_scores[2, 3] = 0.0259');
+    assert.deepEqual(p.sel, ['attn_scores[2][3]']);
+    const body = p.body.join('\n');
+    assert.match(body, /query “starts”, key “with”/);
+    for (const x of [...q, ...k])
+      assert.ok(body.includes(x.startsWith('-') ? `(${x})` : x), `operand ${x} in:\n${body}`);
+    assert.ok(body.includes(`${q[0]}×(${k[0]}) + (${q[1]})×(${k[1]})`), body);
+    assert.match(body, /= 0\.0259\n/);
+    assert.match(body, /float32 value: 0\.02588/);
 
-  await page.keyboard.press('Escape');
-  p = await panel();
-  assert.equal(p.hidden, true, 'Esc closes');
-  assert.deepEqual(p.sel, []);
-  assert.equal(p.focus, 'attn_scores[2][3]', 'focus goes back to the cell');
+    await page.keyboard.press('Escape');
+    p = await panel();
+    assert.equal(p.hidden, true, 'Esc closes');
+    assert.deepEqual(p.sel, []);
+    assert.equal(p.focus, 'attn_scores[2][3]', 'focus goes back to the cell');
 
-  // A softmax cell lists the masked row and the sum; the close button closes too.
-  await page.click('[data-stage="attn_weights_causal"] td[data-row="1"][data-col="0"]');
-  p = await panel();
-  assert.equal(p.title, 'attn_weights_causal[1, 0] = 0.5517');
-  assert.ok(p.body.some((l) => l.includes('−∞')) && p.body.some((l) => /^sum = /.test(l)), p.body.join('\n'));
-  await page.click('#explain-close');
-  assert.equal((await panel()).hidden, true, 'the close button closes');
+    // A softmax cell lists the masked row and the sum; the close button closes too.
+    await page.click('[data-stage="attn_weights_causal"] td[data-row="1"][data-col="0"]');
+    p = await panel();
+    assert.equal(p.title, 'attn_weights_causal[1, 0] = 0.5517');
+    assert.ok(
+      p.body.some((l) => l.includes('−∞')) && p.body.some((l) => /^sum = /.test(l)),
+      p.body.join('\n'),
+    );
+    await page.click('#explain-close');
+    assert.equal((await panel()).hidden, true, 'the close button closes');
 
-  // Keyboard: the first cell of a table is in the tab order; arrows move, Enter opens.
-  await page.focus('[data-stage="masked"] td[data-row="0"][data-col="0"]');
-  await page.keyboard.press('ArrowDown');
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowLeft');
-  p = await panel();
-  assert.equal(p.focus, 'masked[1][1]');
-  assert.equal(p.hidden, true);
-  assert.deepEqual(await page.$$eval('[data-stage="masked"] td[tabindex="0"]', (t) => t.map((e) => `${e.dataset.row},${e.dataset.col}`)), ['1,1'],
-    'one tab stop per table, on the focused cell');
-  const lit = await page.$$eval('[data-stage="masked"] td.hl', (t) => t.map((e) => `${e.dataset.row},${e.dataset.col}`).sort());
-  assert.deepEqual(lit, ['0,1', '1,0', '1,1', '1,2', '1,3', '1,4', '1,5', '2,1', '3,1', '4,1', '5,1'], 'row and column highlighted');
-  await page.keyboard.press('Enter');
-  p = await panel();
-  assert.equal(p.hidden, false);
-  assert.equal(p.title, 'masked[1, 1] = 0.1723');
-  await page.keyboard.press('Escape');
-  assert.equal((await panel()).focus, 'masked[1][1]');
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press(' ');
-  p = await panel();
-  assert.equal(p.title, 'masked[1, 2] = −∞', 'Space opens too');
-  assert.match(p.body.join('\n'), /key “starts” comes after query “journey”/);
+    // Keyboard: the first cell of a table is in the tab order; arrows move, Enter opens.
+    await page.focus('[data-stage="masked"] td[data-row="0"][data-col="0"]');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
+    p = await panel();
+    assert.equal(p.focus, 'masked[1][1]');
+    assert.equal(p.hidden, true);
+    assert.deepEqual(
+      await page.$$eval('[data-stage="masked"] td[tabindex="0"]', (t) =>
+        t.map((e) => `${e.dataset.row},${e.dataset.col}`),
+      ),
+      ['1,1'],
+      'one tab stop per table, on the focused cell',
+    );
+    const lit = await page.$$eval('[data-stage="masked"] td.hl', (t) =>
+      t.map((e) => `${e.dataset.row},${e.dataset.col}`).sort(),
+    );
+    assert.deepEqual(
+      lit,
+      ['0,1', '1,0', '1,1', '1,2', '1,3', '1,4', '1,5', '2,1', '3,1', '4,1', '5,1'],
+      'row and column highlighted',
+    );
+    await page.keyboard.press('Enter');
+    p = await panel();
+    assert.equal(p.hidden, false);
+    assert.equal(p.title, 'masked[1, 1] = 0.1723');
+    await page.keyboard.press('Escape');
+    assert.equal((await panel()).focus, 'masked[1][1]');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press(' ');
+    p = await panel();
+    assert.equal(p.title, 'masked[1, 2] = −∞', 'Space opens too');
+    assert.match(p.body.join('\n'), /key “starts” comes after query “journey”/);
 
-  // The open explanation follows an edit.
-  await page.fill('#d_out', '3');
-  p = await panel();
-  assert.equal(p.hidden, false);
-  assert.equal(p.title, 'masked[1, 2] = −∞');
-  await page.keyboard.press('Escape');
-});
+    // The open explanation follows an edit.
+    await page.fill('#d_out', '3');
+    p = await panel();
+    assert.equal(p.hidden, false);
+    assert.equal(p.title, 'masked[1, 2] = −∞');
+    await page.keyboard.press('Escape');
+  },
+);
 
 pageTest('a token label with markup shows as text', async (open) => {
   const evil = '<img src=x onerror=alert(1)>';
   let page = await open();
   const dialogs = [];
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss();
+  });
   await page.fill('input[name=tokens][data-row="0"]', evil);
   for (let round = 0; round < 2; round++) {
-    assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0, 'no img element');
-    assert.equal(await page.$eval('[data-stage="attn_scores"] tbody th[scope=row]', (e) => e.textContent), evil);
-    assert.equal(await page.$eval('[data-stage="attn_scores"] thead th[scope=col]:nth-child(2)', (e) => e.textContent), evil);
-    assert.equal(await page.$eval('[data-stage="context_vecs"] tbody th[scope=row]', (e) => e.textContent), evil);
+    assert.equal(
+      await page.evaluate(() => document.querySelectorAll('img').length),
+      0,
+      'no img element',
+    );
+    assert.equal(
+      await page.$eval('[data-stage="attn_scores"] tbody th[scope=row]', (e) => e.textContent),
+      evil,
+    );
+    assert.equal(
+      await page.$eval(
+        '[data-stage="attn_scores"] thead th[scope=col]:nth-child(2)',
+        (e) => e.textContent,
+      ),
+      evil,
+    );
+    assert.equal(
+      await page.$eval('[data-stage="context_vecs"] tbody th[scope=row]', (e) => e.textContent),
+      evil,
+    );
     assert.equal(await page.inputValue('input[name=tokens][data-row="0"]'), evil);
     assert.deepEqual((await hashConfig(page)).tokens, [evil, ...BOOK_TOKENS.slice(1)]);
     // Its explanation quotes it as text too.
     await page.click('[data-stage="attn_scores"] td[data-row="0"][data-col="0"]');
-    assert.ok((await page.$eval('#explain-body', (e) => e.textContent)).includes(`query “${evil}”`));
+    assert.ok(
+      (await page.$eval('#explain-body', (e) => e.textContent)).includes(`query “${evil}”`),
+    );
     assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
     await page.keyboard.press('Escape');
     page = await open(page.url()); // the same label from the URL
-    page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      d.dismiss();
+    });
   }
   await page.waitForTimeout(100);
   assert.deepEqual(dialogs, []);
 });
 
-pageTest('a phone: no horizontal page scroll, tables scroll in their boxes; dark mode is dark', async (open) => {
-  const luminance = (rgb) => {
-    const [r, g, b] = rgb.match(/[\d.]+/g).map(Number);
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-  };
-  const colors = (page) => page.evaluate(() => {
-    const s = getComputedStyle(document.body);
-    return { bg: s.backgroundColor, fg: s.color, cell: getComputedStyle(document.querySelector('.t td')).color };
-  });
-  for (const colorScheme of ['light', 'dark']) {
-    const page = await open(server.url + '#' + encodeURIComponent(JSON.stringify({ qkv_bias: true, d_out: 4, rng: 'mkl' })),
-      { viewport: { width: 360, height: 740 }, colorScheme });
-    const layout = await page.evaluate(() => ({
-      width: document.scrollingElement.scrollWidth,
-      client: document.scrollingElement.clientWidth,
-      unboxed: Array.from(document.querySelectorAll('table.t, #inputs-editor'), (t) => t.parentElement)
-        .filter((d) => !d.classList.contains('scroll') || getComputedStyle(d).overflowX !== 'auto').length,
-      tables: document.querySelectorAll('table.t').length,
-      overflowing: Array.from(document.querySelectorAll('main .scroll'), (d) => d.scrollWidth > d.clientWidth).filter(Boolean).length,
-      boxesFit: Array.from(document.querySelectorAll('.scroll'), (d) => d.getBoundingClientRect().right).every((r) => r <= 361),
-    }));
-    assert.ok(layout.width <= 361, `${colorScheme}: page scrollWidth ${layout.width} > 360`);
-    assert.equal(layout.unboxed, 0, 'every table sits in a horizontally scrolling box');
-    assert.ok(layout.tables >= 30);
-    assert.ok(layout.overflowing > 0, 'some tables are wider than a phone and scroll inside their box');
-    assert.ok(layout.boxesFit, 'the scroll boxes fit the screen');
+pageTest(
+  'a phone: no horizontal page scroll, tables scroll in their boxes; dark mode is dark',
+  async (open) => {
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb.match(/[\d.]+/g).map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    };
+    const colors = (page) =>
+      page.evaluate(() => {
+        const s = getComputedStyle(document.body);
+        return {
+          bg: s.backgroundColor,
+          fg: s.color,
+          cell: getComputedStyle(document.querySelector('.t td')).color,
+        };
+      });
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await open(
+        server.url +
+          '#' +
+          encodeURIComponent(JSON.stringify({ qkv_bias: true, d_out: 4, rng: 'mkl' })),
+        { viewport: { width: 360, height: 740 }, colorScheme },
+      );
+      const layout = await page.evaluate(() => ({
+        width: document.scrollingElement.scrollWidth,
+        client: document.scrollingElement.clientWidth,
+        unboxed: Array.from(
+          document.querySelectorAll('table.t, #inputs-editor'),
+          (t) => t.parentElement,
+        ).filter((d) => !d.classList.contains('scroll') || getComputedStyle(d).overflowX !== 'auto')
+          .length,
+        tables: document.querySelectorAll('table.t').length,
+        overflowing: Array.from(
+          document.querySelectorAll('main .scroll'),
+          (d) => d.scrollWidth > d.clientWidth,
+        ).filter(Boolean).length,
+        boxesFit: Array.from(
+          document.querySelectorAll('.scroll'),
+          (d) => d.getBoundingClientRect().right,
+        ).every((r) => r <= 361),
+      }));
+      assert.ok(layout.width <= 361, `${colorScheme}: page scrollWidth ${layout.width} > 360`);
+      assert.equal(layout.unboxed, 0, 'every table sits in a horizontally scrolling box');
+      assert.ok(layout.tables >= 30);
+      assert.ok(
+        layout.overflowing > 0,
+        'some tables are wider than a phone and scroll inside their box',
+      );
+      assert.ok(layout.boxesFit, 'the scroll boxes fit the screen');
 
-    // The explanation panel fits the phone too.
-    await page.click('[data-stage="attn_scores"] td[data-row="5"][data-col="0"]');
-    const pr = await page.$eval('#explain', (e) => e.getBoundingClientRect().toJSON());
-    assert.ok(pr.left >= 0 && pr.right <= 360, JSON.stringify(pr));
-    assert.ok(await page.evaluate(() => document.scrollingElement.scrollWidth <= 361));
+      // The explanation panel fits the phone too.
+      await page.click('[data-stage="attn_scores"] td[data-row="5"][data-col="0"]');
+      const pr = await page.$eval('#explain', (e) => e.getBoundingClientRect().toJSON());
+      assert.ok(pr.left >= 0 && pr.right <= 360, JSON.stringify(pr));
+      assert.ok(await page.evaluate(() => document.scrollingElement.scrollWidth <= 361));
 
-    const c = await colors(page);
-    if (colorScheme === 'dark') {
-      assert.ok(luminance(c.bg) < 0.15, `dark background: ${c.bg}`);
-      assert.ok(luminance(c.fg) > 0.7, `light text: ${c.fg}`);
-    } else {
-      assert.ok(luminance(c.bg) > 0.9, `light background: ${c.bg}`);
-      assert.ok(luminance(c.fg) < 0.3, `dark text: ${c.fg}`);
+      const c = await colors(page);
+      if (colorScheme === 'dark') {
+        assert.ok(luminance(c.bg) < 0.15, `dark background: ${c.bg}`);
+        assert.ok(luminance(c.fg) > 0.7, `light text: ${c.fg}`);
+      } else {
+        assert.ok(luminance(c.bg) > 0.9, `light background: ${c.bg}`);
+        assert.ok(luminance(c.fg) < 0.3, `dark text: ${c.fg}`);
+      }
     }
-  }
-});
+  },
+);
 
 pageTest('screenshots: the book, and mkl in dark mode on a phone', async (open) => {
   const dir = path.join(build, 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
   const shots = [
     ['page.png', server.url, {}],
-    ['page-mkl-dark-phone.png', server.url + '#' + encodeURIComponent('{"rng":"mkl"}'), { viewport: { width: 360, height: 740 }, colorScheme: 'dark' }],
+    [
+      'page-mkl-dark-phone.png',
+      server.url + '#' + encodeURIComponent('{"rng":"mkl"}'),
+      { viewport: { width: 360, height: 740 }, colorScheme: 'dark' },
+    ],
   ];
   for (const [name, url, opts] of shots) {
     const page = await open(url, opts);
@@ -473,30 +743,68 @@ pageTest('screenshots: the book, and mkl in dark mode on a phone', async (open) 
     fs.rmSync(file, { force: true });
     await page.screenshot({ path: file, fullPage: true });
     const png = fs.readFileSync(file);
-    assert.ok(png.subarray(1, 4).toString() === 'PNG' && png.length > 20000, `${file}: ${png.length} bytes`);
+    assert.ok(
+      png.subarray(1, 4).toString() === 'PNG' && png.length > 20000,
+      `${file}: ${png.length} bytes`,
+    );
     const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
     assert.equal(w, opts.viewport ? 360 : 1280, `${name} width`);
     assert.ok(h > 740, `${name} is the full page (${w}x${h})`);
   }
 });
 
-pageTest('the contents list every section and stage in chapter order; links keep the settings', async (open) => {
-  const page = await open(server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })));
-  const api = await loadApi();
-  const toc = await page.$$eval('#toc-list > li', (items) => items.map((li) => [li.querySelector('a').getAttribute('href'),
-    Array.from(li.querySelectorAll(':scope > ol a'), (a) => a.getAttribute('href'))]));
-  assert.deepEqual(toc, api.sections.map((s) => ['#' + s.id,
-    api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#' + st.id)]));
-  assert.deepEqual(api.sections.map((s) => s.number), ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5', '3.5.1', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2']);
-  await page.click('#toc summary');
-  await page.click('a[href="#mha.queries"]');
-  await page.waitForFunction(() => Math.abs(document.getElementById('mha.queries').getBoundingClientRect().top) < 2);
-  assert.deepEqual(await hashConfig(page), { num_heads: 1 });
-  assert.equal(await page.locator('#mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
-  for (const id of ['s3', 'mha.attn_weights']) { // the anchors of the book's sections and stages
-    await page.goto(server.url + '#' + id);
-    await page.waitForSelector('html[data-ready="1"]');
-    await page.waitForFunction((i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2, id);
-    assert.equal(await page.locator('#status').textContent(), '');
-  }
-});
+pageTest(
+  'the contents list every section and stage in chapter order; links keep the settings',
+  async (open) => {
+    const page = await open(
+      server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })),
+    );
+    const api = await loadApi();
+    const toc = await page.$$eval('#toc-list > li', (items) =>
+      items.map((li) => [
+        li.querySelector('a').getAttribute('href'),
+        Array.from(li.querySelectorAll(':scope > ol a'), (a) => a.getAttribute('href')),
+      ]),
+    );
+    assert.deepEqual(
+      toc,
+      api.sections.map((s) => [
+        '#' + s.id,
+        api.stages.filter((st) => st.section === s.id && !st.bias).map((st) => '#' + st.id),
+      ]),
+    );
+    assert.deepEqual(
+      api.sections.map((s) => s.number),
+      [
+        '3.3.1',
+        '3.3.2',
+        '3.4.1',
+        '3.4.2',
+        '3.5',
+        '3.5.1',
+        '3.5.1',
+        '3.5.2',
+        '3.5.3',
+        '3.6.1',
+        '3.6.2',
+      ],
+    );
+    await page.click('#toc summary');
+    await page.click('a[href="#mha.queries"]');
+    await page.waitForFunction(
+      () => Math.abs(document.getElementById('mha.queries').getBoundingClientRect().top) < 2,
+    );
+    assert.deepEqual(await hashConfig(page), { num_heads: 1 });
+    assert.equal(await page.locator('#mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
+    for (const id of ['s3', 'mha.attn_weights']) {
+      // the anchors of the book's sections and stages
+      await page.goto(server.url + '#' + id);
+      await page.waitForSelector('html[data-ready="1"]');
+      await page.waitForFunction(
+        (i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2,
+        id,
+      );
+      assert.equal(await page.locator('#status').textContent(), '');
+    }
+  },
+);

@@ -42,13 +42,29 @@ async function check(site, post) {
     const { page, problems } = await watchedPage(browser.context, s.url);
     await page.goto(s.url + post);
     await widgetsReady(page);
-    assert.equal(await page.locator('script[src="/causal-attention.js"]').count(), 1, 'the script once per page');
-    const row = (n, stage, r) => page.evaluate(([n, stage, r]) => Array.from(document.querySelectorAll('causal-attention-demo')[n].shadowRoot
-      .querySelectorAll(`[data-stage="${stage}"] td[data-row="${r}"]`), (td) => td.textContent), [n, stage, r]);
+    assert.equal(
+      await page.locator('script[src="/causal-attention.js"]').count(),
+      1,
+      'the script once per page',
+    );
+    const row = (n, stage, r) =>
+      page.evaluate(
+        ([n, stage, r]) =>
+          Array.from(
+            document
+              .querySelectorAll('causal-attention-demo')
+              [n].shadowRoot.querySelectorAll(`[data-stage="${stage}"] td[data-row="${r}"]`),
+            (td) => td.textContent,
+          ),
+        [n, stage, r],
+      );
     assert.equal(await page.locator('causal-attention-demo').count(), 2);
     assert.deepEqual(await row(0, 'attn_weights_causal', 1), ROW1_CAUSAL);
     assert.deepEqual(await row(1, 'dropout_example', 0), ROW0_MKL);
-    assert.equal(await page.locator('causal-attention-demo >> nth=1').getAttribute('controls'), 'compact');
+    assert.equal(
+      await page.locator('causal-attention-demo >> nth=1').getAttribute('controls'),
+      'compact',
+    );
     assert.deepEqual(problems, []);
     await page.close();
   } finally {
@@ -57,12 +73,19 @@ async function check(site, post) {
 }
 
 test('Hugo: the shortcode, twice in a post', async () => {
-  const src = path.join(tmp, 'hugo'), out = path.join(tmp, 'hugo-out');
+  const src = path.join(tmp, 'hugo'),
+    out = path.join(tmp, 'hugo-out');
   write(src, {
-    'hugo.toml': 'baseURL = "/"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap", "home", "section", "404"]\n[params]\ncausal_attention_src = "/causal-attention.js"\n',
-    'layouts/_default/single.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }}</title><link rel="icon" href="data:,"></head><body><main>{{ .Content }}</main></body></html>',
-    'layouts/shortcodes/causal-attention.html': fs.readFileSync(path.join(docs, 'hugo/layouts/shortcodes/causal-attention.html'), 'utf8'),
-    'content/post.md': '---\ntitle: Attention\n---\n\nThe weights:\n\n{{< causal-attention stages="attn_weights_causal" >}}\n\n' +
+    'hugo.toml':
+      'baseURL = "/"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap", "home", "section", "404"]\n[params]\ncausal_attention_src = "/causal-attention.js"\n',
+    'layouts/_default/single.html':
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }}</title><link rel="icon" href="data:,"></head><body><main>{{ .Content }}</main></body></html>',
+    'layouts/shortcodes/causal-attention.html': fs.readFileSync(
+      path.join(docs, 'hugo/layouts/shortcodes/causal-attention.html'),
+      'utf8',
+    ),
+    'content/post.md':
+      '---\ntitle: Attention\n---\n\nThe weights:\n\n{{< causal-attention stages="attn_weights_causal" >}}\n\n' +
       'And dropout on Intel:\n\n{{< causal-attention stages="dropout_example" config=`{"rng": "mkl"}` controls="compact" >}}\n',
   });
   execFileSync('hugo', ['--quiet', '-s', src, '-d', out], { encoding: 'utf8' });
@@ -70,22 +93,36 @@ test('Hugo: the shortcode, twice in a post', async () => {
 });
 
 test('Jekyll: the include, twice in a post; the Markdown snippet as pasted', async () => {
-  const src = path.join(tmp, 'jekyll'), out = path.join(tmp, 'jekyll-out');
+  const src = path.join(tmp, 'jekyll'),
+    out = path.join(tmp, 'jekyll-out');
   const markdown = fs.readFileSync(path.join(docs, 'markdown.md'), 'utf8');
   assert.ok(markdown.includes(CDN), 'the Markdown snippet loads the CDN copy');
   write(src, {
     '_config.yml': 'causal_attention_src: /causal-attention.js\n',
-    '_layouts/default.html': '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ page.title }}</title><link rel="icon" href="data:,"></head><body><main>{{ content }}</main></body></html>',
-    '_includes/causal-attention.html': fs.readFileSync(path.join(docs, 'jekyll/_includes/causal-attention.html'), 'utf8'),
-    'post.md': '---\nlayout: default\ntitle: Attention\n---\n\nThe weights:\n\n{% include causal-attention.html stages="attn_weights_causal" %}\n\n' +
+    '_layouts/default.html':
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ page.title }}</title><link rel="icon" href="data:,"></head><body><main>{{ content }}</main></body></html>',
+    '_includes/causal-attention.html': fs.readFileSync(
+      path.join(docs, 'jekyll/_includes/causal-attention.html'),
+      'utf8',
+    ),
+    'post.md':
+      '---\nlayout: default\ntitle: Attention\n---\n\nThe weights:\n\n{% include causal-attention.html stages="attn_weights_causal" %}\n\n' +
       'And dropout on Intel:\n\n{% include causal-attention.html stages="dropout_example" config=\'{"rng": "mkl"}\' controls="compact" %}\n',
     // The plain snippet, with a second widget added as a writer would, the CDN swapped for the local copy.
-    'pasted.md': '---\nlayout: default\ntitle: Pasted\n---\n\n' + markdown.replace(CDN, '/causal-attention.js')
-      .replace('stages="masked,attn_weights_causal"></causal-attention-demo>',
-        'stages="masked,attn_weights_causal"></causal-attention-demo>\n<causal-attention-demo stages="dropout_example" config=\'{"rng": "mkl"}\' controls="compact"></causal-attention-demo>')
-      .replace(/<iframe[\s\S]*?<\/iframe>/, ''),
+    'pasted.md':
+      '---\nlayout: default\ntitle: Pasted\n---\n\n' +
+      markdown
+        .replace(CDN, '/causal-attention.js')
+        .replace(
+          'stages="masked,attn_weights_causal"></causal-attention-demo>',
+          'stages="masked,attn_weights_causal"></causal-attention-demo>\n<causal-attention-demo stages="dropout_example" config=\'{"rng": "mkl"}\' controls="compact"></causal-attention-demo>',
+        )
+        .replace(/<iframe[\s\S]*?<\/iframe>/, ''),
   });
-  execFileSync('jekyll', ['build', '--quiet', '--safe', '-s', src, '-d', out], { encoding: 'utf8', env: { ...process.env, JEKYLL_ENV: 'production' } });
+  execFileSync('jekyll', ['build', '--quiet', '--safe', '-s', src, '-d', out], {
+    encoding: 'utf8',
+    env: { ...process.env, JEKYLL_ENV: 'production' },
+  });
   await check(out, 'post.html');
   await check(out, 'pasted.html');
 });

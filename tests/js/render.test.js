@@ -37,17 +37,24 @@ async function open(t, url, opts = {}) {
   }
   t.after(async () => {
     await w.page.close();
-    assert.deepEqual(w.problems, [], 'console errors/warnings, page errors, failed or foreign requests');
+    assert.deepEqual(
+      w.problems,
+      [],
+      'console errors/warnings, page errors, failed or foreign requests',
+    );
   });
   return w.page;
 }
 // Sets a control and fires its input event, as typing does.
 function edit(page, selector, value) {
-  return page.evaluate(([s, v]) => {
-    const e = document.querySelector(s);
-    e.value = v;
-    e.dispatchEvent(new Event('input', { bubbles: true }));
-  }, [selector, value]);
+  return page.evaluate(
+    ([s, v]) => {
+      const e = document.querySelector(s);
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    [selector, value],
+  );
 }
 
 test('an edit that keeps the shapes updates the same cells; a shape change rebuilds', async (t) => {
@@ -55,87 +62,160 @@ test('an edit that keeps the shapes updates the same cells; a shape change rebui
   const W = '[data-stage="W_query"] td[data-row="0"][data-col="0"]';
   const C = '[data-stage="attn_weights_causal"] td[data-row="3"][data-col="1"]';
   // Tag every value cell, pick a cell (the explanation panel opens) and move the tab stop.
-  await page.evaluate(() => document.querySelectorAll('td[data-col]').forEach((td, k) => { td.__tag = k; }));
+  await page.evaluate(() =>
+    document.querySelectorAll('td[data-col]').forEach((td, k) => {
+      td.__tag = k;
+    }),
+  );
   await page.click(C);
   await page.keyboard.press('ArrowRight'); // the roving tab stop moves to [3, 2]
-  const before = await page.evaluate(([w, c]) => [document.querySelector(w).textContent, document.querySelector(c).textContent], [W, C]);
+  const before = await page.evaluate(
+    ([w, c]) => [document.querySelector(w).textContent, document.querySelector(c).textContent],
+    [W, C],
+  );
   const V = '[data-stage="context_vecs"] td[data-batch="1"][data-row="5"][data-col="1"]'; // at the page's end
   const oldV = await page.locator(V).textContent();
   // The edit and, in the same task, what the tables show: the one on screen is new, the one
   // far off screen waits; in idle time after, it is new too.
-  const now = await page.evaluate(([c, v]) => {
-    const e = document.querySelector('#seed_weights');
-    e.value = '790';
-    e.dispatchEvent(new Event('input', { bubbles: true }));
-    return [document.querySelector(c).textContent, document.querySelector(v).textContent];
-  }, [C, V]);
+  const now = await page.evaluate(
+    ([c, v]) => {
+      const e = document.querySelector('#seed_weights');
+      e.value = '790';
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+      return [document.querySelector(c).textContent, document.querySelector(v).textContent];
+    },
+    [C, V],
+  );
   await settled(page);
   const want = api.run({ seed_weights: 790 }).stages;
-  const value = (id, i, j) => want.find((s) => s.id === id).data[i * want.find((s) => s.id === id).shape[1] + j];
-  assert.deepEqual(now, [fmt(value('attn_weights_causal', 3, 1)), oldV], 'on screen: updated at once; off screen: later');
+  const value = (id, i, j) =>
+    want.find((s) => s.id === id).data[i * want.find((s) => s.id === id).shape[1] + j];
+  assert.deepEqual(
+    now,
+    [fmt(value('attn_weights_causal', 3, 1)), oldV],
+    'on screen: updated at once; off screen: later',
+  );
   const ctx = api.run({ seed_weights: 790 }).stages.find((s) => s.id === 'context_vecs');
-  assert.equal(await page.locator(V).textContent(), fmt(ctx.data[12 + 5 * 2 + 1]), 'off screen: updated in idle time');
-  const after = await page.evaluate(([w, c]) => ({
-    texts: [document.querySelector(w).textContent, document.querySelector(c).textContent],
-    untagged: Array.from(document.querySelectorAll('td[data-col]')).filter((td) => td.__tag === undefined).length,
-    cells: document.querySelectorAll('td[data-col]').length,
-    selected: document.querySelector('.sel') && document.querySelector('.sel').matches(c),
-    focused: document.activeElement.matches('[data-stage="attn_weights_causal"] td[data-row="3"][data-col="2"]'),
-    stops: document.querySelectorAll('[data-stage="attn_weights_causal"] td[tabindex="0"]').length,
-    panel: document.getElementById('explain-title').textContent,
-    hidden: document.getElementById('explain').hidden,
-  }), [W, C]);
+  assert.equal(
+    await page.locator(V).textContent(),
+    fmt(ctx.data[12 + 5 * 2 + 1]),
+    'off screen: updated in idle time',
+  );
+  const after = await page.evaluate(
+    ([w, c]) => ({
+      texts: [document.querySelector(w).textContent, document.querySelector(c).textContent],
+      untagged: Array.from(document.querySelectorAll('td[data-col]')).filter(
+        (td) => td.__tag === undefined,
+      ).length,
+      cells: document.querySelectorAll('td[data-col]').length,
+      selected: document.querySelector('.sel') && document.querySelector('.sel').matches(c),
+      focused: document.activeElement.matches(
+        '[data-stage="attn_weights_causal"] td[data-row="3"][data-col="2"]',
+      ),
+      stops: document.querySelectorAll('[data-stage="attn_weights_causal"] td[tabindex="0"]')
+        .length,
+      panel: document.getElementById('explain-title').textContent,
+      hidden: document.getElementById('explain').hidden,
+    }),
+    [W, C],
+  );
   assert.notDeepEqual(after.texts, before, 'new values');
-  assert.deepEqual(after.texts, [fmt(value('W_query', 0, 0)), fmt(value('attn_weights_causal', 3, 1))]);
+  assert.deepEqual(after.texts, [
+    fmt(value('W_query', 0, 0)),
+    fmt(value('attn_weights_causal', 3, 1)),
+  ]);
   assert.equal(after.untagged, 0, 'every cell is the same element as before the edit');
   assert.ok(after.cells > 300);
   assert.ok(after.selected, 'the picked cell keeps its mark');
   assert.ok(after.focused, 'focus stays on the cell it was on');
   assert.equal(after.stops, 1, 'one tab stop per table');
   assert.equal(after.hidden, false);
-  assert.equal(after.panel, 'attn_weights_causal[3, 1] = ' + fmt(value('attn_weights_causal', 3, 1)), 'the explanation follows the new values');
+  assert.equal(
+    after.panel,
+    'attn_weights_causal[3, 1] = ' + fmt(value('attn_weights_causal', 3, 1)),
+    'the explanation follows the new values',
+  );
   // The shading of a probability cell follows its value.
-  const shade = await page.evaluate((c) => document.querySelector(c).style.getPropertyValue('--v'), C);
+  const shade = await page.evaluate(
+    (c) => document.querySelector(c).style.getPropertyValue('--v'),
+    C,
+  );
   assert.equal(shade, Math.min(1, Math.sqrt(value('attn_weights_causal', 3, 1))).toFixed(3));
 
   // d_out 2 -> 3: the tables whose shape depends on it are new, the others stay.
   await edit(page, '#d_out', '3');
   await settled(page);
   const rebuilt = await page.evaluate(() => {
-    const tagged = (id) => Array.from(document.querySelectorAll(`[data-stage="${id}"] td`)).every((td) => td.__tag !== undefined);
-    return { queries: tagged('queries'), causal: tagged('attn_weights_causal'), inputs: tagged('inputs'), cols: document.querySelectorAll('[data-stage="queries"] td[data-row="0"]').length };
+    const tagged = (id) =>
+      Array.from(document.querySelectorAll(`[data-stage="${id}"] td`)).every(
+        (td) => td.__tag !== undefined,
+      );
+    return {
+      queries: tagged('queries'),
+      causal: tagged('attn_weights_causal'),
+      inputs: tagged('inputs'),
+      cols: document.querySelectorAll('[data-stage="queries"] td[data-row="0"]').length,
+    };
   });
   assert.deepEqual(rebuilt, { queries: false, causal: true, inputs: true, cols: 3 });
 });
 
-test('above 32 × 32: a heatmap whose readout, zoom and exact table show the stage\'s values', async (t) => {
+test("above 32 × 32: a heatmap whose readout, zoom and exact table show the stage's values", async (t) => {
   const config = { inputs: { randn: [40, 3], seed: 5 } };
   const page = await open(t, server.url + hashOf(config));
   const want = api.run(config).stages.find((s) => s.id === 'attn_weights_causal');
-  const box = '[data-stage="attn_weights_causal"]', canvas = box + ' canvas';
+  const box = '[data-stage="attn_weights_causal"]',
+    canvas = box + ' canvas';
   assert.equal(await page.locator(box + ' td').count(), 0, 'no table');
   assert.equal(await page.locator(canvas).count(), 1);
   await page.locator(canvas).scrollIntoViewIfNeeded();
   // Keyboard: focus puts the cursor at [0, 0]; arrows move it; the readout is a live region.
   await page.focus(canvas);
-  for (const k of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(k);
+  for (const k of [
+    'ArrowDown',
+    'ArrowDown',
+    'ArrowDown',
+    'ArrowDown',
+    'ArrowDown',
+    'ArrowRight',
+    'ArrowRight',
+  ])
+    await page.keyboard.press(k);
   const out = page.locator(box + ' .ro');
   assert.equal(await out.getAttribute('aria-live'), 'polite');
-  assert.equal(await out.textContent(), `attn_weights_causal[5, 2] (step, starts) = ${fmt(want.data[5 * 40 + 2])}`);
+  assert.equal(
+    await out.textContent(),
+    `attn_weights_causal[5, 2] (step, starts) = ${fmt(want.data[5 * 40 + 2])}`,
+  );
   // The mouse: the value under the pointer.
   const rect = await page.locator(canvas).boundingBox();
   await page.mouse.move(rect.x + (30.5 / 40) * rect.width, rect.y + (35.5 / 40) * rect.height);
-  assert.match(await out.textContent(), new RegExp(`^attn_weights_causal\\[35, 30\\] \\(x36, x31\\) = ${fmt(want.data[35 * 40 + 30]).replace('.', '\\.')}$`));
+  assert.match(
+    await out.textContent(),
+    new RegExp(
+      `^attn_weights_causal\\[35, 30\\] \\(x36, x31\\) = ${fmt(want.data[35 * 40 + 30]).replace('.', '\\.')}$`,
+    ),
+  );
   // Pixels: a cell of weight 0 (masked) is --lo, the largest weight of a row darker.
   const px = await page.evaluate((s) => {
-    const c = document.querySelector(s), all = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; // one readback
-    const at = (i, j) => { const k = 4 * (Math.floor((i + 0.5) * c.height / 40) * c.width + Math.floor((j + 0.5) * c.width / 40)); return Array.from(all.slice(k, k + 4)); };
+    const c = document.querySelector(s),
+      all = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; // one readback
+    const at = (i, j) => {
+      const k =
+        4 *
+        (Math.floor(((i + 0.5) * c.height) / 40) * c.width +
+          Math.floor(((j + 0.5) * c.width) / 40));
+      return Array.from(all.slice(k, k + 4));
+    };
     return { masked: at(0, 39), first: at(0, 0) };
   }, canvas);
   assert.deepEqual(px.masked, [0xf7, 0xfb, 0xff, 255], 'masked cell: --lo (light theme)');
   assert.deepEqual(px.first, [0x08, 0x30, 0x6b, 255], 'weight 1: --hi');
   // Drag from [10, 12] to [19, 21]: a 10 × 10 view; Enter shows its exact table.
-  const cell = (i, j) => [rect.x + ((j + 0.5) / 40) * rect.width, rect.y + ((i + 0.5) / 40) * rect.height];
+  const cell = (i, j) => [
+    rect.x + ((j + 0.5) / 40) * rect.width,
+    rect.y + ((i + 0.5) / 40) * rect.height,
+  ];
   await page.mouse.move(...cell(10, 12));
   await page.mouse.down();
   await page.mouse.move(...cell(15, 15));
@@ -144,7 +224,17 @@ test('above 32 × 32: a heatmap whose readout, zoom and exact table show the sta
   assert.equal(await page.locator(box + ' .hb .sub').textContent(), 'Rows 10–19, columns 12–21');
   await page.focus(canvas);
   await page.keyboard.press('Enter');
-  const table = await page.evaluate((b) => Array.from(document.querySelectorAll(b + ' table.t tbody tr'), (r) => Array.from(r.querySelectorAll('td'), (td) => [+td.dataset.row, +td.dataset.col, td.textContent])), box);
+  const table = await page.evaluate(
+    (b) =>
+      Array.from(document.querySelectorAll(b + ' table.t tbody tr'), (r) =>
+        Array.from(r.querySelectorAll('td'), (td) => [
+          +td.dataset.row,
+          +td.dataset.col,
+          td.textContent,
+        ]),
+      ),
+    box,
+  );
   assert.equal(table.length, 10);
   assert.equal(table[0][0][0], 10);
   assert.equal(table[0][0][1], 12);
@@ -160,22 +250,42 @@ test('above 32 × 32: a heatmap whose readout, zoom and exact table show the sta
   assert.equal(await page.locator(box + ' table.t tbody tr:first-child td').count(), 32);
   // A region cell explains itself like any table cell.
   await page.click(box + ' td[data-row="20"][data-col="3"]');
-  assert.equal(await page.locator('#explain-title').textContent(), 'attn_weights_causal[20, 3] = ' + fmt(want.data[20 * 40 + 3]));
+  assert.equal(
+    await page.locator('#explain-title').textContent(),
+    'attn_weights_causal[20, 3] = ' + fmt(want.data[20 * 40 + 3]),
+  );
   // An edit keeps the heatmap element and redraws it with the new values.
-  await page.evaluate((s) => { document.querySelector(s).__tag = 1; }, canvas);
+  await page.evaluate((s) => {
+    document.querySelector(s).__tag = 1;
+  }, canvas);
   await edit(page, '#seed_weights', '1');
-  const next = api.run({ ...config, seed_weights: 1 }).stages.find((s) => s.id === 'attn_weights_causal');
+  const next = api
+    .run({ ...config, seed_weights: 1 })
+    .stages.find((s) => s.id === 'attn_weights_causal');
   assert.equal(await page.evaluate((s) => document.querySelector(s).__tag, canvas), 1);
-  assert.equal(await page.locator(box + ' td[data-row="20"][data-col="3"]').textContent(), fmt(next.data[20 * 40 + 3]));
-  assert.equal(await page.locator('#explain-title').textContent(), 'attn_weights_causal[20, 3] = ' + fmt(next.data[20 * 40 + 3]));
+  assert.equal(
+    await page.locator(box + ' td[data-row="20"][data-col="3"]').textContent(),
+    fmt(next.data[20 * 40 + 3]),
+  );
+  assert.equal(
+    await page.locator('#explain-title').textContent(),
+    'attn_weights_causal[20, 3] = ' + fmt(next.data[20 * 40 + 3]),
+  );
 });
 
 test('api.run with {stages}: only those stages cross, with the same bits', async () => {
   const config = { inputs: { randn: [64, 16], seed: 3 }, d_out: 8, qkv_bias: true };
   const all = api.run(config);
   const some = api.run(config, { stages: ['context_vecs', 'attn_scores', 'b_key'] });
-  assert.deepEqual(some.stages.map((s) => s.id), ['b_key', 'attn_scores', 'context_vecs'], 'walkthrough order');
-  assert.throws(() => api.run(config, { stages: ['no_such_stage'] }), /unknown stage "no_such_stage"/);
+  assert.deepEqual(
+    some.stages.map((s) => s.id),
+    ['b_key', 'attn_scores', 'context_vecs'],
+    'walkthrough order',
+  );
+  assert.throws(
+    () => api.run(config, { stages: ['no_such_stage'] }),
+    /unknown stage "no_such_stage"/,
+  );
   for (const s of some.stages) {
     const a = all.stages.find((x) => x.id === s.id);
     assert.deepEqual(s.shape, a.shape);
@@ -196,7 +306,12 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await page.evaluate(() => {
     window.__gaps = [];
     let last = performance.now();
-    (function tick() { const now = performance.now(); window.__gaps.push(now - last); last = now; window.__tick = setTimeout(tick, 10); })();
+    (function tick() {
+      const now = performance.now();
+      window.__gaps.push(now - last);
+      last = now;
+      window.__tick = setTimeout(tick, 10);
+    })();
   });
   await edit(page, '#d_out', '64');
   await page.fill('#randn_tokens', '1024');
@@ -208,13 +323,25 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await edit(page, '#seed_weights', '791');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
   const w = api.run({ ...BIG, seed_weights: 791 }, { stages: ['W_query'] }).stages[0];
-  assert.equal(await page.evaluate(() => document.querySelector('[data-stage="W_query"] canvas')._hm.m.value(3, 5)), w.data[3 * 768 + 5]);
-  assert.match(await page.locator('#inputs-editor caption').textContent(), /^1024 × 768 values/, 'the editor follows');
+  assert.equal(
+    await page.evaluate(() =>
+      document.querySelector('[data-stage="W_query"] canvas')._hm.m.value(3, 5),
+    ),
+    w.data[3 * 768 + 5],
+  );
+  assert.match(
+    await page.locator('#inputs-editor caption').textContent(),
+    /^1024 × 768 values/,
+    'the editor follows',
+  );
   const line = await page.locator('#progress').textContent();
   assert.match(line, /^Computed in \d+ ms in a Worker; WebAssembly memory \d+ MB\.$/);
   const mb = +/memory (\d+) MB/.exec(line)[1];
   assert.ok(mb <= 512, `wasm memory ${mb} MB`);
-  const gaps = await page.evaluate(() => { clearTimeout(window.__tick); return window.__gaps; });
+  const gaps = await page.evaluate(() => {
+    clearTimeout(window.__tick);
+    return window.__gaps;
+  });
   const ms = +/in (\d+) ms/.exec(line)[1];
   // While the Worker computed for `ms`, the main thread's 10 ms timer kept firing (rendering
   // the result's heatmaps is the only long task).
@@ -227,31 +354,54 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await page.locator(canvas).focus();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
-  assert.match(await page.locator('[data-stage="context_vecs"] .ro >> nth=1').textContent(),
-    new RegExp(`^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[1024 * 64 + 64 + 1]).replace('.', '\\.')}$`));
+  assert.match(
+    await page.locator('[data-stage="context_vecs"] .ro >> nth=1').textContent(),
+    new RegExp(
+      `^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[1024 * 64 + 64 + 1]).replace('.', '\\.')}$`,
+    ),
+  );
 });
 
 test('from file:// no Worker starts: the same runs on the main thread', async (t) => {
-  const page = await open(t, pathToFileURL(path.join(web, 'index.html')).href + hashOf({ inputs: { randn: [512, 256], seed: 1 }, d_out: 32 }));
+  const page = await open(
+    t,
+    pathToFileURL(path.join(web, 'index.html')).href +
+      hashOf({ inputs: { randn: [512, 256], seed: 1 }, d_out: 32 }),
+  );
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
-  assert.match(await page.locator('#progress').textContent(), /^Computed in \d+ ms on the main thread; WebAssembly memory \d+ MB\.$/);
+  assert.match(
+    await page.locator('#progress').textContent(),
+    /^Computed in \d+ ms on the main thread; WebAssembly memory \d+ MB\.$/,
+  );
   assert.equal(await page.locator('[data-stage="attn_weights_causal"] canvas').count(), 1);
 });
 
 test('a full-page screenshot shows every table and heatmap', async (t) => {
-  for (const [name, config] of [['book', {}], ['randn-40', { inputs: { randn: [40, 3], seed: 5 } }]]) {
-    const page = await open(t, server.url + hashOf(config), { viewport: { width: 1280, height: 800 } });
+  for (const [name, config] of [
+    ['book', {}],
+    ['randn-40', { inputs: { randn: [40, 3], seed: 5 } }],
+  ]) {
+    const page = await open(t, server.url + hashOf(config), {
+      viewport: { width: 1280, height: 800 },
+    });
     await page.waitForSelector('main[data-complete="1"]');
     const file = path.join(shots, `render-full-${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
     // Every stage's box, far below the first screen too, has been laid out and painted: its
     // height is its content's, and every heatmap has been drawn.
-    const boxes = await page.evaluate(() => Array.from(document.querySelectorAll('div.stage'), (b) => ({
-      id: b.dataset.stage, h: b.getBoundingClientRect().height, content: Array.from(b.children).reduce((n, c) => n + c.getBoundingClientRect().height, 0),
-      undrawn: Array.from(b.querySelectorAll('canvas')).filter((c) => c._hm.dirty).length,
-    })));
+    const boxes = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('div.stage'), (b) => ({
+        id: b.dataset.stage,
+        h: b.getBoundingClientRect().height,
+        content: Array.from(b.children).reduce((n, c) => n + c.getBoundingClientRect().height, 0),
+        undrawn: Array.from(b.querySelectorAll('canvas')).filter((c) => c._hm.dirty).length,
+      })),
+    );
     for (const b of boxes) {
-      assert.ok(Math.abs(b.h - b.content) < 40, `${name}: ${b.id} is ${b.h} px high for ${b.content} px of content`);
+      assert.ok(
+        Math.abs(b.h - b.content) < 40,
+        `${name}: ${b.id} is ${b.h} px high for ${b.content} px of content`,
+      );
       assert.equal(b.undrawn, 0, `${name}: ${b.id} has heatmaps not drawn`);
     }
     const size = fs.readFileSync(file).readUInt32BE(20);
@@ -262,16 +412,36 @@ test('a full-page screenshot shows every table and heatmap', async (t) => {
 test('a widget updates its tables in place too', async (t) => {
   const page = await open(t, server.url + 'examples/blog-post.html', { widgets: true });
   await page.waitForFunction(() => document.querySelector('#causal').dataset.state === 'ready');
-  const read = () => page.evaluate(() => {
-    const tds = Array.from(document.querySelector('#causal').shadowRoot.querySelectorAll('[data-stage="attn_weights_causal"] td'));
-    return { tagged: tds.filter((td) => td.__tag).length, n: tds.length, text: tds[6].textContent };
-  });
-  await page.evaluate(() => document.querySelector('#causal').shadowRoot.querySelectorAll('td').forEach((td) => { td.__tag = 1; }));
-  await page.evaluate(() => new Promise((resolve) => {
-    const w = document.querySelector('#causal');
-    w.addEventListener('ca-render', resolve, { once: true });
-    w.setAttribute('config', '{"seed_weights": 1}');
-  }));
-  const want = api.run({ seed_weights: 1 }).stages.find((s) => s.id === 'attn_weights_causal').data[6];
+  const read = () =>
+    page.evaluate(() => {
+      const tds = Array.from(
+        document
+          .querySelector('#causal')
+          .shadowRoot.querySelectorAll('[data-stage="attn_weights_causal"] td'),
+      );
+      return {
+        tagged: tds.filter((td) => td.__tag).length,
+        n: tds.length,
+        text: tds[6].textContent,
+      };
+    });
+  await page.evaluate(() =>
+    document
+      .querySelector('#causal')
+      .shadowRoot.querySelectorAll('td')
+      .forEach((td) => {
+        td.__tag = 1;
+      }),
+  );
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const w = document.querySelector('#causal');
+        w.addEventListener('ca-render', resolve, { once: true });
+        w.setAttribute('config', '{"seed_weights": 1}');
+      }),
+  );
+  const want = api.run({ seed_weights: 1 }).stages.find((s) => s.id === 'attn_weights_causal')
+    .data[6];
   assert.deepEqual(await read(), { tagged: 36, n: 36, text: fmt(want) });
 });

@@ -24,19 +24,23 @@ function value(v) {
 function parseExact(text) {
   const marked = text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"__bigint:$2"');
   return JSON.parse(marked, (k, v) =>
-    typeof v === 'string' && v.startsWith('__bigint:') ? BigInt(v.slice(9)) : v);
+    typeof v === 'string' && v.startsWith('__bigint:') ? BigInt(v.slice(9)) : v,
+  );
 }
 
 /** The golden cases, each with `configText`: its configuration exactly as the file has it. */
 function goldenCases() {
   const dir = path.join(root, 'tests/golden/cases');
-  return fs.readdirSync(dir).sort().map((f) => {
-    const text = fs.readFileSync(path.join(dir, f), 'utf8');
-    const g = JSON.parse(text);
-    g.configText = text.match(/^"config":(.*),$/m)[1];
-    g.config = parseExact(g.configText);
-    return g;
-  });
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => {
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      const g = JSON.parse(text);
+      g.configText = text.match(/^"config":(.*),$/m)[1];
+      g.config = parseExact(g.configText);
+      return g;
+    });
 }
 
 /** The CLI's JSON output for a configuration, or {code, stderr} when it fails. */
@@ -54,4 +58,15 @@ function sameBits(a, b) {
   return Object.is(Math.fround(a), Math.fround(b));
 }
 
-module.exports = { parseExact, root, web, cli, loadApi, value, goldenCases, runCli, sameBits, execFileSync };
+module.exports = {
+  parseExact,
+  root,
+  web,
+  cli,
+  loadApi,
+  value,
+  goldenCases,
+  runCli,
+  sameBits,
+  execFileSync,
+};

@@ -10,10 +10,15 @@ const { spawnSync } = require('child_process');
 const { root, cli, loadApi, value, goldenCases } = require('./support');
 
 // The numbers of a printed tensor, in order ("..." left out).
-const tokens = (text) => text.replace(/^tensor\(|\)$/g, '').split(/[[\],\s]+/).filter((t) => t && t !== '...');
+const tokens = (text) =>
+  text
+    .replace(/^tensor\(|\)$/g, '')
+    .split(/[[\],\s]+/)
+    .filter((t) => t && t !== '...');
 // The flat indices print() shows: all, or the 3 edge items per dimension above 1000 values.
 function shown(shape) {
-  const n = shape.reduce((a, b) => a * b, 1), out = [];
+  const n = shape.reduce((a, b) => a * b, 1),
+    out = [];
   (function walk(off, d) {
     const stride = shape.slice(d + 1).reduce((a, b) => a * b, 1);
     for (let i = 0; i < shape[d]; i++) {
@@ -28,25 +33,50 @@ function shown(shape) {
 test('torchFormat prints like print() on the format goldens (int, sci, nan, -0, summarised)', async () => {
   const CA = require(path.join(require('./support').web, 'causal-attention.js'));
   await loadApi();
-  const cases = JSON.parse(fs.readFileSync(path.join(root, 'tests/golden/torch_format.json'), 'utf8'));
+  const cases = JSON.parse(
+    fs.readFileSync(path.join(root, 'tests/golden/torch_format.json'), 'utf8'),
+  );
   for (const c of cases) {
     const st = { shape: c.shape, data: Float32Array.from(c.data.map(value)) };
     const f = CA.render.torchFormat(st);
-    assert.deepEqual(shown(c.shape).map((k) => f(st.data[k])), tokens(c.str), c.name);
+    assert.deepEqual(
+      shown(c.shape).map((k) => f(st.data[k])),
+      tokens(c.str),
+      c.name,
+    );
   }
 });
 
-test('torchFormat equals the CLI\'s torch format on every stage of every golden configuration', async () => {
-  const api = await loadApi(), CA = require(path.join(require('./support').web, 'causal-attention.js'));
+test("torchFormat equals the CLI's torch format on every stage of every golden configuration", async () => {
+  const api = await loadApi(),
+    CA = require(path.join(require('./support').web, 'causal-attention.js'));
   let numbers = 0;
   for (const g of goldenCases()) {
-    const out = spawnSync(cli, ['--config', '-', '--format', 'torch'], { input: g.configText, encoding: 'utf8' }).stdout;
-    const printed = out.split(/^# /m).slice(1).map((block) => ({ id: block.split(':')[0], text: block.slice(block.indexOf('\ntensor(') + 1) }));
+    const out = spawnSync(cli, ['--config', '-', '--format', 'torch'], {
+      input: g.configText,
+      encoding: 'utf8',
+    }).stdout;
+    const printed = out
+      .split(/^# /m)
+      .slice(1)
+      .map((block) => ({
+        id: block.split(':')[0],
+        text: block.slice(block.indexOf('\ntensor(') + 1),
+      }));
     const res = api.run(g.config);
-    assert.deepEqual(printed.map((p) => p.id), res.stages.map((s) => s.id), g.name);
+    assert.deepEqual(
+      printed.map((p) => p.id),
+      res.stages.map((s) => s.id),
+      g.name,
+    );
     res.stages.forEach((st, n) => {
-      const f = CA.render.torchFormat(st), want = tokens(printed[n].text.trim());
-      assert.deepEqual(shown(st.shape).map((k) => f(st.data[k])), want, `${g.name}: ${st.id}`);
+      const f = CA.render.torchFormat(st),
+        want = tokens(printed[n].text.trim());
+      assert.deepEqual(
+        shown(st.shape).map((k) => f(st.data[k])),
+        want,
+        `${g.name}: ${st.id}`,
+      );
       numbers += want.length;
     });
   }
@@ -55,8 +85,21 @@ test('torchFormat equals the CLI\'s torch format on every stage of every golden 
 
 test('printf ties round to even like C, not up like toFixed', async () => {
   const CA = require(path.join(require('./support').web, 'causal-attention.js'));
-  const f = CA.render.torchFormat({ shape: [4], data: Float32Array.from([0.03125, -0.03125, 0.09375, 0.5]) });
-  assert.deepEqual([0.03125, -0.03125, 0.09375, 0.5, -0].map(f), ['0.0312', '-0.0312', '0.0938', '0.5000', '-0.0000']);
-  const py = spawnSync('/usr/bin/python3', ['-c', 'print(["%.4f" % x for x in (0.03125, -0.03125, 0.09375)])'], { encoding: 'utf8' }).stdout;
+  const f = CA.render.torchFormat({
+    shape: [4],
+    data: Float32Array.from([0.03125, -0.03125, 0.09375, 0.5]),
+  });
+  assert.deepEqual([0.03125, -0.03125, 0.09375, 0.5, -0].map(f), [
+    '0.0312',
+    '-0.0312',
+    '0.0938',
+    '0.5000',
+    '-0.0000',
+  ]);
+  const py = spawnSync(
+    '/usr/bin/python3',
+    ['-c', 'print(["%.4f" % x for x in (0.03125, -0.03125, 0.09375)])'],
+    { encoding: 'utf8' },
+  ).stdout;
   assert.equal(py.trim(), "['0.0312', '-0.0312', '0.0938']");
 });

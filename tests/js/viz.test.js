@@ -28,7 +28,10 @@ after(async () => {
 async function open(hash = '', opts = {}) {
   const w = await watchedPage(browser.context, server.url);
   await w.page.setViewportSize(opts.viewport || { width: 1280, height: 900 });
-  await w.page.emulateMedia({ colorScheme: opts.colorScheme || 'light', reducedMotion: opts.reducedMotion || 'no-preference' });
+  await w.page.emulateMedia({
+    colorScheme: opts.colorScheme || 'light',
+    reducedMotion: opts.reducedMotion || 'no-preference',
+  });
   await w.page.goto(server.url + hash);
   assert.equal(await ready(w.page), '1');
   return w;
@@ -40,29 +43,67 @@ async function done(w) {
 
 // The lines of a stage's drawing as the SVG has them.
 function lines(page, id) {
-  return page.evaluate((s) => Array.from(document.querySelectorAll(`#main [data-stage="${s}"] .dr line`), (l) => ({
-    q: +l.dataset.q, k: +l.dataset.k, w: l.getAttribute('stroke-width'), dashed: l.classList.contains('dp'),
-    shown: getComputedStyle(l).display !== 'none',
-  })), id);
+  return page.evaluate(
+    (s) =>
+      Array.from(document.querySelectorAll(`#main [data-stage="${s}"] .dr line`), (l) => ({
+        q: +l.dataset.q,
+        k: +l.dataset.k,
+        w: l.getAttribute('stroke-width'),
+        dashed: l.classList.contains('dp'),
+        shown: getComputedStyle(l).display !== 'none',
+      })),
+    id,
+  );
 }
 
 test('every (T, T) scores or weights stage has a drawing: one line per unmasked pair, width ∝ weight', async () => {
   const w = await open();
-  const drawn = await w.page.evaluate(() => Array.from(document.querySelectorAll('#main .dr'), (d) => d.closest('[data-stage]').dataset.stage));
-  assert.deepEqual(drawn, ['attn_scores', 'attn_weights', 'masked_simple', 'masked_simple_norm', 'masked', 'attn_weights_causal', 'attn_weights_dropped']);
-  const causal = new Set(['masked_simple', 'masked_simple_norm', 'masked', 'attn_weights_causal', 'attn_weights_dropped']);
+  const drawn = await w.page.evaluate(() =>
+    Array.from(
+      document.querySelectorAll('#main .dr'),
+      (d) => d.closest('[data-stage]').dataset.stage,
+    ),
+  );
+  assert.deepEqual(drawn, [
+    'attn_scores',
+    'attn_weights',
+    'masked_simple',
+    'masked_simple_norm',
+    'masked',
+    'attn_weights_causal',
+    'attn_weights_dropped',
+  ]);
+  const causal = new Set([
+    'masked_simple',
+    'masked_simple_norm',
+    'masked',
+    'attn_weights_causal',
+    'attn_weights_dropped',
+  ]);
   const pattern = stageOf(BOOK, 'dropout_example').data;
   for (const id of drawn) {
-    const st = stageOf(BOOK, id), T = st.shape[0], x = st.data.map(num), scores = id === 'attn_scores' || id === 'masked';
+    const st = stageOf(BOOK, id),
+      T = st.shape[0],
+      x = st.data.map(num),
+      scores = id === 'attn_scores' || id === 'masked';
     const expected = [];
-    for (let q = 0; q < T; q++) for (let k = 0; k < T; k++) if (!(causal.has(id) && k > q)) expected.push([q, k]);
+    for (let q = 0; q < T; q++)
+      for (let k = 0; k < T; k++) if (!(causal.has(id) && k > q)) expected.push([q, k]);
     const top = Math.max(scores ? 0 : 1, ...expected.map(([q, k]) => Math.abs(x[q * T + k])));
     const got = await lines(w.page, id);
-    assert.deepEqual(got.map((l) => [l.q, l.k]), expected, id);
+    assert.deepEqual(
+      got.map((l) => [l.q, l.k]),
+      expected,
+      id,
+    );
     for (const l of got) {
       const dropped = id === 'attn_weights_dropped' && pattern[l.q * T + l.k] === 0;
       assert.equal(l.dashed, dropped, `${id}[${l.q}, ${l.k}] dashed`);
-      assert.equal(l.w, dropped ? '1' : (Math.abs(x[l.q * T + l.k]) / top * 8).toFixed(3), `${id}[${l.q}, ${l.k}] width`);
+      assert.equal(
+        l.w,
+        dropped ? '1' : ((Math.abs(x[l.q * T + l.k]) / top) * 8).toFixed(3),
+        `${id}[${l.q}, ${l.k}] width`,
+      );
     }
   }
   // The book's first causal row puts all its weight on "Your": the widest line, 8 px.
@@ -71,42 +112,84 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
 });
 
 test('pointing at a token shows only its lines and lights its table row; the table drives the drawing back', async () => {
-  const w = await open(), page = w.page, id = 'attn_weights_causal';
-  const litRows = () => page.evaluate((s) => Array.from(document.querySelectorAll(`#main [data-stage="${s}"] td.ln`), (td) => `${td.dataset.row},${td.dataset.col}`), id);
+  const w = await open(),
+    page = w.page,
+    id = 'attn_weights_causal';
+  const litRows = () =>
+    page.evaluate(
+      (s) =>
+        Array.from(
+          document.querySelectorAll(`#main [data-stage="${s}"] td.ln`),
+          (td) => `${td.dataset.row},${td.dataset.col}`,
+        ),
+      id,
+    );
   await page.hover(`#main [data-stage="${id}"] .tk[data-side="q"][data-i="3"]`);
   assert.deepEqual(await litRows(), ['3,0', '3,1', '3,2', '3,3', '3,4', '3,5']);
-  assert.deepEqual((await lines(page, id)).filter((l) => l.shown).map((l) => `${l.q}-${l.k}`), ['3-0', '3-1', '3-2', '3-3']);
+  assert.deepEqual(
+    (await lines(page, id)).filter((l) => l.shown).map((l) => `${l.q}-${l.k}`),
+    ['3-0', '3-1', '3-2', '3-3'],
+  );
   await page.hover(`#main [data-stage="${id}"] .tk[data-side="k"][data-i="4"]`);
   assert.deepEqual(await litRows(), ['0,4', '1,4', '2,4', '3,4', '4,4', '5,4']);
-  assert.deepEqual((await lines(page, id)).filter((l) => l.shown).map((l) => `${l.q}-${l.k}`), ['4-4', '5-4']);
+  assert.deepEqual(
+    (await lines(page, id)).filter((l) => l.shown).map((l) => `${l.q}-${l.k}`),
+    ['4-4', '5-4'],
+  );
   await page.hover(`#main [data-stage="${id}"] td[data-row="5"][data-col="2"]`);
-  assert.deepEqual((await lines(page, id)).filter((l) => l.shown).map((l) => l.q), [5, 5, 5, 5, 5, 5]);
+  assert.deepEqual(
+    (await lines(page, id)).filter((l) => l.shown).map((l) => l.q),
+    [5, 5, 5, 5, 5, 5],
+  );
   // Keyboard: one tab stop per drawing, arrows move, the row follows; the name says the weights.
   await page.focus(`#main [data-stage="${id}"] .tk[tabindex="0"]`);
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   assert.deepEqual(await litRows(), ['2,0', '2,1', '2,2', '2,3', '2,4', '2,5']);
   const name = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
-  const w2 = stageOf(BOOK, id).data.slice(12, 18).map((x, k) => (k > 2 ? 'masked' : fmt(x)));
-  assert.equal(name, `query starts attends to: Your ${w2[0]}, journey ${w2[1]}, starts ${w2[2]}, with masked, one masked, step masked`);
+  const w2 = stageOf(BOOK, id)
+    .data.slice(12, 18)
+    .map((x, k) => (k > 2 ? 'masked' : fmt(x)));
+  assert.equal(
+    name,
+    `query starts attends to: Your ${w2[0]}, journey ${w2[1]}, starts ${w2[2]}, with masked, one masked, step masked`,
+  );
   await page.keyboard.press('ArrowRight');
   assert.deepEqual(await litRows(), ['0,2', '1,2', '2,2', '3,2', '4,2', '5,2']);
   await done(w);
 });
 
 test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all', async () => {
-  const w = await open(), page = w.page;
+  const w = await open(),
+    page = w.page;
   const r = await page.evaluate(() => {
-    const CA = globalThis.CausalAttention, T = 4, H = 3, data = new Float32Array(2 * H * T * T);
+    const CA = globalThis.CausalAttention,
+      T = 4,
+      H = 3,
+      data = new Float32Array(2 * H * T * T);
     for (let n = 0; n < data.length; n++) data[n] = ((n * 7) % 10) / 10;
     const st = { id: 'mha_weights', shape: [2, H, T, T], data, title: 'x', code: 'x' };
     const wt = { config: { tokens: ['a', 'b', 'c', 'd'] }, stages: [st] };
     const box = document.createElement('div');
     box.dataset.stage = st.id;
-    box.appendChild(CA.draw.figure(document, st, wt, 1, { rows: 'tok', cols: 'tok', kind: 'probabilities', causal: true, dropout: '' }));
+    box.appendChild(
+      CA.draw.figure(document, st, wt, 1, {
+        rows: 'tok',
+        cols: 'tok',
+        kind: 'probabilities',
+        causal: true,
+        dropout: '',
+      }),
+    );
     document.body.appendChild(box);
     CA.draw.bind(box);
-    const all = () => Array.from(box.querySelectorAll('line'), (l) => [+l.dataset.h, l.getAttribute('stroke'), l.getAttribute('stroke-width'), getComputedStyle(l).display !== 'none']);
+    const all = () =>
+      Array.from(box.querySelectorAll('line'), (l) => [
+        +l.dataset.h,
+        l.getAttribute('stroke'),
+        l.getAttribute('stroke-width'),
+        getComputedStyle(l).display !== 'none',
+      ]);
     const before = all();
     box.querySelector('.hb button[data-head="1"]').click();
     const one = all();
@@ -115,7 +198,10 @@ test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all
   });
   assert.equal(r.before.length, 3 * 10);
   assert.equal(new Set(r.before.map((l) => l[1])).size, 3, 'one colour per head');
-  assert.deepEqual(r.one.filter((l) => l[3]).map((l) => l[0]), Array(10).fill(1));
+  assert.deepEqual(
+    r.one.filter((l) => l[3]).map((l) => l[0]),
+    Array(10).fill(1),
+  );
   assert.equal(r.again.filter((l) => l[3]).length, 30);
   // Batch element 1, head 2, query 3, key 1: its line's width is 8 × its weight.
   const line = r.before.filter((l) => l[0] === 2)[6 + 1];
@@ -124,7 +210,9 @@ test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all
 });
 
 test('above 32 tokens the drawing says why it is hidden', async () => {
-  const w = await open('#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [33, 3], seed: 1 } })));
+  const w = await open(
+    '#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [33, 3], seed: 1 } })),
+  );
   const text = await w.page.textContent('#main [data-stage="attn_weights_causal"] .dr');
   assert.match(text, /No drawing above 32 tokens \(T = 33\)/);
   assert.equal(await w.page.locator('#main .dr line').count(), 0);
@@ -133,15 +221,26 @@ test('above 32 tokens the drawing says why it is hidden', async () => {
 
 // The colour (computed background) of a key's end swatches and of the cells holding the ends.
 async function keyEnds(page) {
-  return page.evaluate(() => Array.from(document.querySelectorAll('#main [data-stage] .scroll'), (sc) => {
-    const key = sc.querySelector('.ck');
-    if (!key) return null;
-    const sw = key.querySelectorAll('.ks span'), bg = (e) => getComputedStyle(e).backgroundColor;
-    const t = sc.querySelector('table'), cells = Array.from(t.querySelectorAll('td'));
-    return { id: sc.closest('[data-stage]').dataset.stage, batch: Array.from(sc.closest('[data-stage]').querySelectorAll('table')).indexOf(t),
-      lo: bg(sw[0]), hi: bg(sw[sw.length - 1]), loText: key.querySelector('.kl').textContent, hiText: key.querySelector('.kh').textContent,
-      cells: cells.map(bg), page: getComputedStyle(document.body).backgroundColor };
-  }).filter(Boolean));
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('#main [data-stage] .scroll'), (sc) => {
+      const key = sc.querySelector('.ck');
+      if (!key) return null;
+      const sw = key.querySelectorAll('.ks span'),
+        bg = (e) => getComputedStyle(e).backgroundColor;
+      const t = sc.querySelector('table'),
+        cells = Array.from(t.querySelectorAll('td'));
+      return {
+        id: sc.closest('[data-stage]').dataset.stage,
+        batch: Array.from(sc.closest('[data-stage]').querySelectorAll('table')).indexOf(t),
+        lo: bg(sw[0]),
+        hi: bg(sw[sw.length - 1]),
+        loText: key.querySelector('.kl').textContent,
+        hiText: key.querySelector('.kh').textContent,
+        cells: cells.map(bg),
+        page: getComputedStyle(document.body).backgroundColor,
+      };
+    }).filter(Boolean),
+  );
 }
 // L of an oklab() or rgb() colour, for "further from the page = larger".
 function lightness(c) {
@@ -157,20 +256,34 @@ for (const scheme of ['light', 'dark']) {
     const keys = await keyEnds(w.page);
     const kinds = { probabilities: 0, signed: 0 };
     for (const k of keys) {
-      const st = stageOf(BOOK, k.id), x = st.data.map(num), C = st.shape[st.shape.length - 1];
-      const R = st.shape.length === 1 ? 1 : st.shape[st.shape.length - 2], part = x.slice(k.batch * R * C, (k.batch + 1) * R * C);
-      const finite = part.filter(Number.isFinite), lo = Math.min(...finite), hi = Math.max(...finite);
+      const st = stageOf(BOOK, k.id),
+        x = st.data.map(num),
+        C = st.shape[st.shape.length - 1];
+      const R = st.shape.length === 1 ? 1 : st.shape[st.shape.length - 2],
+        part = x.slice(k.batch * R * C, (k.batch + 1) * R * C);
+      const finite = part.filter(Number.isFinite),
+        lo = Math.min(...finite),
+        hi = Math.max(...finite);
       assert.equal(k.loText, fmt(lo), k.id);
       assert.equal(k.hiText, fmt(hi), k.id);
       assert.equal(k.cells[part.indexOf(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
       assert.equal(k.cells[part.indexOf(hi)], k.hi, `${k.id}: the cell holding ${hi}`);
       assert.notEqual(k.lo, k.hi, k.id);
-      const seq = ['attn_weights', 'masked_simple', 'masked_simple_norm', 'attn_weights_causal', 'attn_weights_dropped'].includes(k.id);
+      const seq = [
+        'attn_weights',
+        'masked_simple',
+        'masked_simple_norm',
+        'attn_weights_causal',
+        'attn_weights_dropped',
+      ].includes(k.id);
       kinds[seq ? 'probabilities' : 'signed']++;
       // What the key says ("faint = small"): the larger end is further from the page's lightness.
       if (seq || lo >= 0) {
         const page = lightness(k.page);
-        assert.ok(Math.abs(lightness(k.hi) - page) > Math.abs(lightness(k.lo) - page), `${k.id}: ${k.lo} → ${k.hi} on ${k.page}`);
+        assert.ok(
+          Math.abs(lightness(k.hi) - page) > Math.abs(lightness(k.lo) - page),
+          `${k.id}: ${k.lo} → ${k.hi} on ${k.page}`,
+        );
       }
     }
     assert.ok(kinds.probabilities === 5 && kinds.signed >= 12, JSON.stringify(kinds));
@@ -179,13 +292,24 @@ for (const scheme of ['light', 'dark']) {
 }
 
 test('lecture mode: the keyboard steps through every stage, each fits 1280×720, the URL restores the slide', async () => {
-  const w = await open('#stage=attn_weights_causal&lecture', { viewport: { width: 1280, height: 720 } }), page = w.page;
-  const slide = () => page.evaluate(() => {
-    const box = document.getElementById('lecture');
-    return { hidden: box.hidden, id: box.querySelector('[data-stage]').dataset.stage, title: box.querySelector('h2').textContent,
-      counter: box.querySelector('.lc').textContent, section: box.querySelector('.ls').textContent, hash: location.hash,
-      fits: box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth, focusInside: box.contains(document.activeElement) };
-  });
+  const w = await open('#stage=attn_weights_causal&lecture', {
+      viewport: { width: 1280, height: 720 },
+    }),
+    page = w.page;
+  const slide = () =>
+    page.evaluate(() => {
+      const box = document.getElementById('lecture');
+      return {
+        hidden: box.hidden,
+        id: box.querySelector('[data-stage]').dataset.stage,
+        title: box.querySelector('h2').textContent,
+        counter: box.querySelector('.lc').textContent,
+        section: box.querySelector('.ls').textContent,
+        hash: location.hash,
+        fits: box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth,
+        focusInside: box.contains(document.activeElement),
+      };
+    });
   const ids = BOOK.stages.map((s) => s.id);
   let s = await slide();
   assert.equal(s.hidden, false);
@@ -208,11 +332,24 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
     assert.ok(s.fits, `${ids[k]} fits 1280×720 without scrolling`);
     // The cells that changed from the previous slide flash.
     if (k) {
-      const prev = stageOf(BOOK, ids[k - 1]), cur = stageOf(BOOK, ids[k]);
-      const chg = await page.evaluate(() => Array.from(document.querySelectorAll('#lecture td'), (td) => td.classList.contains('chg')));
+      const prev = stageOf(BOOK, ids[k - 1]),
+        cur = stageOf(BOOK, ids[k]);
+      const chg = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('#lecture td'), (td) => td.classList.contains('chg')),
+      );
       const same = prev.shape.join() === cur.shape.join();
-      assert.deepEqual(chg, cur.data.map((x, n) => same && fmt(num(x)) !== fmt(num(prev.data[n]))), `changed cells of ${ids[k]}`);
-      if (ids[k] === 'masked') assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('#lecture td.chg')).animationName), 'chg');
+      assert.deepEqual(
+        chg,
+        cur.data.map((x, n) => same && fmt(num(x)) !== fmt(num(prev.data[n]))),
+        `changed cells of ${ids[k]}`,
+      );
+      if (ids[k] === 'masked')
+        assert.equal(
+          await page.evaluate(
+            () => getComputedStyle(document.querySelector('#lecture td.chg')).animationName,
+          ),
+          'chg',
+        );
     }
     await page.keyboard.press(k % 2 ? 'ArrowRight' : 'PageDown');
   }
@@ -230,11 +367,22 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   assert.equal((await slide()).id, ids[ids.length - 2]);
   // The URL restores the same slide, in a fresh page.
   const url = page.url();
-  const w2 = await open(url.slice(url.indexOf('#')), { viewport: { width: 1280, height: 720 }, reducedMotion: 'reduce' });
-  assert.equal(await w2.page.evaluate(() => document.querySelector('#lecture [data-stage]').dataset.stage), ids[ids.length - 2]);
+  const w2 = await open(url.slice(url.indexOf('#')), {
+    viewport: { width: 1280, height: 720 },
+    reducedMotion: 'reduce',
+  });
+  assert.equal(
+    await w2.page.evaluate(() => document.querySelector('#lecture [data-stage]').dataset.stage),
+    ids[ids.length - 2],
+  );
   await w2.page.keyboard.press('Home');
   for (let k = 0; k < ids.indexOf('masked'); k++) await w2.page.keyboard.press('PageDown');
-  assert.equal(await w2.page.evaluate(() => getComputedStyle(document.querySelector('#lecture td.chg')).animationName), 'none');
+  assert.equal(
+    await w2.page.evaluate(
+      () => getComputedStyle(document.querySelector('#lecture td.chg')).animationName,
+    ),
+    'none',
+  );
   await done(w2);
   await page.keyboard.press('Escape');
   assert.equal(await page.evaluate(() => document.getElementById('lecture').hidden), true);
@@ -251,7 +399,9 @@ test('screenshots of a drawing, light and dark', async () => {
     await w.page.hover('#main [data-stage="attn_weights_causal"] .tk[data-side="q"][data-i="4"]');
     await duo.screenshot({ path: path.join(shots, `drawing-${scheme}.png`) });
     await w.page.mouse.move(0, 0);
-    await w.page.locator('#main [data-stage="attn_weights_dropped"] .duo').screenshot({ path: path.join(shots, `drawing-dropout-${scheme}.png`) });
+    await w.page
+      .locator('#main [data-stage="attn_weights_dropped"] .duo')
+      .screenshot({ path: path.join(shots, `drawing-dropout-${scheme}.png`) });
     await done(w);
   }
 });
@@ -269,15 +419,41 @@ test('axe-core: no violations with the drawings and keys, and in lecture mode, l
 });
 
 test('the explanation marks its operands in their tables', async () => {
-  const w = await open(), page = w.page;
-  const ops = () => page.evaluate(() => Array.from(document.querySelectorAll('#main td.op'), (td) => `${td.closest('[data-stage]').dataset.stage}[${td.dataset.row},${td.dataset.col}]`));
+  const w = await open(),
+    page = w.page;
+  const ops = () =>
+    page.evaluate(() =>
+      Array.from(
+        document.querySelectorAll('#main td.op'),
+        (td) => `${td.closest('[data-stage]').dataset.stage}[${td.dataset.row},${td.dataset.col}]`,
+      ),
+    );
   await page.click('#main [data-stage="attn_scores"] td[data-row="4"][data-col="1"]');
   assert.deepEqual(await ops(), ['queries[4,0]', 'queries[4,1]', 'keys[1,0]', 'keys[1,1]']);
   await page.click('#main [data-stage="context_vec"] td[data-row="2"][data-col="1"]');
-  assert.deepEqual(await ops(), ['values[0,1]', 'values[1,1]', 'values[2,1]', 'values[3,1]', 'values[4,1]', 'values[5,1]',
-    'attn_weights[2,0]', 'attn_weights[2,1]', 'attn_weights[2,2]', 'attn_weights[2,3]', 'attn_weights[2,4]', 'attn_weights[2,5]']);
+  assert.deepEqual(await ops(), [
+    'values[0,1]',
+    'values[1,1]',
+    'values[2,1]',
+    'values[3,1]',
+    'values[4,1]',
+    'values[5,1]',
+    'attn_weights[2,0]',
+    'attn_weights[2,1]',
+    'attn_weights[2,2]',
+    'attn_weights[2,3]',
+    'attn_weights[2,4]',
+    'attn_weights[2,5]',
+  ]);
   await page.click('#main [data-stage="attn_weights_causal"] td[data-row="3"][data-col="0"]');
-  assert.deepEqual(await ops(), ['masked[3,0]', 'masked[3,1]', 'masked[3,2]', 'masked[3,3]', 'masked[3,4]', 'masked[3,5]']);
+  assert.deepEqual(await ops(), [
+    'masked[3,0]',
+    'masked[3,1]',
+    'masked[3,2]',
+    'masked[3,3]',
+    'masked[3,4]',
+    'masked[3,5]',
+  ]);
   await page.click('#explain-close');
   assert.deepEqual(await ops(), []);
   await done(w);
@@ -286,16 +462,37 @@ test('the explanation marks its operands in their tables', async () => {
 test('"Why are my numbers different?": the two generators\' real tables side by side, differences marked', async () => {
   for (const rng of ['default', 'mkl']) {
     const w = await open(rng === 'mkl' ? '#' + encodeURIComponent('{"rng":"mkl"}') : '');
-    const got = await w.page.evaluate(() => Array.from(document.querySelectorAll('.why table'), (t) => ({
-      rng: t.dataset.rng, cells: Array.from(t.querySelectorAll('td'), (td) => [td.textContent, td.classList.contains('df')]),
-    })));
+    const got = await w.page.evaluate(() =>
+      Array.from(document.querySelectorAll('.why table'), (t) => ({
+        rng: t.dataset.rng,
+        cells: Array.from(t.querySelectorAll('td'), (td) => [
+          td.textContent,
+          td.classList.contains('df'),
+        ]),
+      })),
+    );
     const cli = { default: runCli({ rng: 'default' }), mkl: runCli({ rng: 'mkl' }) };
-    assert.deepEqual(got.map((t) => t.rng), ['default', 'mkl', 'default', 'mkl']);
+    assert.deepEqual(
+      got.map((t) => t.rng),
+      ['default', 'mkl', 'default', 'mkl'],
+    );
     ['dropout_example', 'attn_weights_dropped'].forEach((id, n) => {
-      const a = stageOf(cli.default, id).data, b = stageOf(cli.mkl, id).data;
-      assert.deepEqual(got[2 * n].cells, a.map((x, k) => [fmt(x), x !== b[k]]), `${id}, default`);
-      assert.deepEqual(got[2 * n + 1].cells, b.map((x, k) => [fmt(x), x !== a[k]]), `${id}, mkl`);
-      assert.ok(a.some((x, k) => x !== b[k]), 'the book\'s seed gives two different tables');
+      const a = stageOf(cli.default, id).data,
+        b = stageOf(cli.mkl, id).data;
+      assert.deepEqual(
+        got[2 * n].cells,
+        a.map((x, k) => [fmt(x), x !== b[k]]),
+        `${id}, default`,
+      );
+      assert.deepEqual(
+        got[2 * n + 1].cells,
+        b.map((x, k) => [fmt(x), x !== a[k]]),
+        `${id}, mkl`,
+      );
+      assert.ok(
+        a.some((x, k) => x !== b[k]),
+        "the book's seed gives two different tables",
+      );
     });
     assert.match(await w.page.textContent('.why'), /pytorch#121595/);
     await done(w);
@@ -303,10 +500,26 @@ test('"Why are my numbers different?": the two generators\' real tables side by 
 });
 
 test('the PyTorch print format switch: every table as print() shows it, back again', async () => {
-  const w = await open(), page = w.page;
-  const texts = (id) => page.evaluate((s) => Array.from(document.querySelectorAll(`#main [data-stage="${s}"] td`), (td) => td.textContent), id);
+  const w = await open(),
+    page = w.page;
+  const texts = (id) =>
+    page.evaluate(
+      (s) =>
+        Array.from(
+          document.querySelectorAll(`#main [data-stage="${s}"] td`),
+          (td) => td.textContent,
+        ),
+      id,
+    );
   await page.check('#torch-format');
-  assert.deepEqual((await texts('dropout_example')).slice(0, 6), ['2.', '2.', '0.', '2.', '2.', '0.']);
+  assert.deepEqual((await texts('dropout_example')).slice(0, 6), [
+    '2.',
+    '2.',
+    '0.',
+    '2.',
+    '2.',
+    '0.',
+  ]);
   assert.deepEqual((await texts('masked')).slice(0, 3), ['0.2899', '-inf', '-inf']);
   assert.deepEqual((await texts('mask')).slice(0, 3), ['0.', '1.', '1.']);
   await page.uncheck('#torch-format');

@@ -5,24 +5,35 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { loadApi, value, goldenCases, runCli, sameBits } = require('./support');
 
-const EXACT = (id) => /(^|\.)(W|b)_/.test(id) || ['mask', 'mask_simple', 'batch', 'dropout_example'].includes(id);
+const EXACT = (id) =>
+  /(^|\.)(W|b)_/.test(id) || ['mask', 'mask_simple', 'batch', 'dropout_example'].includes(id);
 
 test('load() caches its promise', async () => {
   const CA = require('./support').web + '/causal-attention.js';
   const ns = require(CA);
   assert.equal(ns.load(), ns.load());
   const api = await ns.load();
-  assert.deepEqual(api.stageIds.slice(0, 3), ['inputs', 'simple.attn_scores_q', 'simple.attn_weights_q_tmp']);
+  assert.deepEqual(api.stageIds.slice(0, 3), [
+    'inputs',
+    'simple.attn_scores_q',
+    'simple.attn_weights_q_tmp',
+  ]);
   assert.equal(api.stageIds.at(-1), 'mha.context_vecs');
   assert.deepEqual(Object.keys(api.presets), ['book', 'gpt2']);
 });
 
 test('every golden configuration equals PyTorch', async (t) => {
   const api = await loadApi();
-  let worst = 0, values = 0, identical = 0;
+  let worst = 0,
+    values = 0,
+    identical = 0;
   for (const g of goldenCases()) {
     const w = api.run(g.config);
-    assert.deepEqual(w.stages.map((s) => s.id), g.stages.map((s) => s.id), g.name);
+    assert.deepEqual(
+      w.stages.map((s) => s.id),
+      g.stages.map((s) => s.id),
+      g.name,
+    );
     w.stages.forEach((s, k) => {
       const gs = g.stages[k];
       assert.deepEqual(s.shape, gs.shape, `${g.name} ${s.id}`);
@@ -30,7 +41,10 @@ test('every golden configuration equals PyTorch', async (t) => {
       s.data.forEach((got, i) => {
         const want = value(gs.data[i]);
         values++;
-        if (sameBits(got, want)) { identical++; return; }
+        if (sameBits(got, want)) {
+          identical++;
+          return;
+        }
         const where = `${g.name} / ${s.id}[${i}]: got ${got}, PyTorch ${want}`;
         assert.ok(!EXACT(s.id) && Number.isFinite(want) && want !== 0 && got !== 0, where);
         const diff = Math.abs(got - want) / Math.max(1, Math.abs(want));
@@ -39,64 +53,101 @@ test('every golden configuration equals PyTorch', async (t) => {
       });
     });
   }
-  t.diagnostic(`${values} values, ${identical} bit-identical, largest difference ${worst.toExponential(2)} x max(1, |value|)`);
+  t.diagnostic(
+    `${values} values, ${identical} bit-identical, largest difference ${worst.toExponential(2)} x max(1, |value|)`,
+  );
 });
 
-test('stages equal the native CLI\'s JSON', async (t) => {
+test("stages equal the native CLI's JSON", async (t) => {
   const api = await loadApi();
-  let compared = 0, identical = 0;
+  let compared = 0,
+    identical = 0;
   for (const g of goldenCases()) {
     const native = runCli(g.configText);
     const w = api.run(g.config);
-    assert.deepEqual(w.stages.map((s) => [s.id, s.title, s.code, s.shape]),
-      native.stages.map((s) => [s.id, s.title, s.code, s.shape]), g.name);
+    assert.deepEqual(
+      w.stages.map((s) => [s.id, s.title, s.code, s.shape]),
+      native.stages.map((s) => [s.id, s.title, s.code, s.shape]),
+      g.name,
+    );
     for (const key of Object.keys(native.config)) {
       if (key === 'inputs' && Array.isArray(native.config.inputs)) {
-        assert.deepEqual(w.config.inputs, native.config.inputs.map((r) => r.map(Math.fround)), g.name);
+        assert.deepEqual(
+          w.config.inputs,
+          native.config.inputs.map((r) => r.map(Math.fround)),
+          g.name,
+        );
       } else if (!/^seed/.test(key) || native.config[key] <= Number.MAX_SAFE_INTEGER) {
         assert.deepEqual(w.config[key], native.config[key], `${g.name} config.${key}`);
       }
     }
-    w.stages.forEach((s, k) => s.data.forEach((v, i) => {
-      compared++;
-      const n = value(native.stages[k].data[i]);
-      if (sameBits(v, n)) identical++;
-      else assert.fail(`${g.name} ${s.id}[${i}]: wasm ${v}, native ${n}`);
-    }));
+    w.stages.forEach((s, k) =>
+      s.data.forEach((v, i) => {
+        compared++;
+        const n = value(native.stages[k].data[i]);
+        if (sameBits(v, n)) identical++;
+        else assert.fail(`${g.name} ${s.id}[${i}]: wasm ${v}, native ${n}`);
+      }),
+    );
   }
   t.diagnostic(`${compared} values compared with the CLI, ${identical} bit-identical`);
   assert.equal(identical, compared);
 });
 
-test('invalid configurations throw the CLI\'s message and the module keeps working', async () => {
+test("invalid configurations throw the CLI's message and the module keeps working", async () => {
   const api = await loadApi();
   const bad = [
-    { d_out: 0 }, { dropout: 1.5 }, { class_dropout: -0.5 }, { foo: 1 }, { inputs: [] },
-    { inputs: [[1, 2], [3]] }, { inputs: [[1, 'x']] }, { inputs: [[1e39]] }, { tokens: ['a'] },
-    { rng: 'intel' }, { seed_weights: 1.5 }, { context_length: 3 }, { train: 'yes' },
-    { inputs: { randn: [2000, 3] } }, { inputs: { randn: [2, 2], bad: 1 } }, { d_out: 2.5 },
+    { d_out: 0 },
+    { dropout: 1.5 },
+    { class_dropout: -0.5 },
+    { foo: 1 },
+    { inputs: [] },
+    { inputs: [[1, 2], [3]] },
+    { inputs: [[1, 'x']] },
+    { inputs: [[1e39]] },
+    { tokens: ['a'] },
+    { rng: 'intel' },
+    { seed_weights: 1.5 },
+    { context_length: 3 },
+    { train: 'yes' },
+    { inputs: { randn: [2000, 3] } },
+    { inputs: { randn: [2, 2], bad: 1 } },
+    { d_out: 2.5 },
   ];
   for (const config of bad) {
     const native = runCli(config);
     assert.equal(native.code, 2, JSON.stringify(config));
     const message = native.stderr.trim().replace(/^causal-attention: /, '');
-    assert.throws(() => api.run(config), (e) => e instanceof Error && e.message === message, JSON.stringify(config));
+    assert.throws(
+      () => api.run(config),
+      (e) => e instanceof Error && e.message === message,
+      JSON.stringify(config),
+    );
   }
   assert.throws(() => api.run([1, 2]), /the configuration must be a JSON object \(got an array\)/);
   assert.throws(() => api.run({ inputs: [[NaN]] }), /not a finite float32 number/);
   assert.equal(api.run({}).stages.length, 60);
   // MultiHeadAttention's divisibility, asked for through the stages option, and unknown ids.
-  for (const [config, stages] of [[{ d_out: 3 }, ['mha.context_vecs']], [{}, ['nope']]]) {
+  for (const [config, stages] of [
+    [{ d_out: 3 }, ['mha.context_vecs']],
+    [{}, ['nope']],
+  ]) {
     const native = runCli(config, ['--stage', stages[0]]);
     assert.equal(native.code, 2);
     if (stages[0] !== 'nope') {
-      assert.throws(() => api.run(config, { stages }), (e) => e.message === native.stderr.trim().replace(/^causal-attention: /, ''));
+      assert.throws(
+        () => api.run(config, { stages }),
+        (e) => e.message === native.stderr.trim().replace(/^causal-attention: /, ''),
+      );
     } else {
       assert.throws(() => api.run(config, { stages }), /unknown stage "nope"/);
     }
   }
   assert.throws(() => api.run({}, { preset: 'gpt3' }), /unknown preset "gpt3"/);
-  assert.deepEqual(api.run({}, { stages: ['mha.context_vecs', 'inputs'] }).stages.map((s) => s.id), ['inputs', 'mha.context_vecs']);
+  assert.deepEqual(
+    api.run({}, { stages: ['mha.context_vecs', 'inputs'] }).stages.map((s) => s.id),
+    ['inputs', 'mha.context_vecs'],
+  );
 });
 
 test('bigint seeds are exact beyond 2^53', async () => {
@@ -121,16 +172,30 @@ test('stage data are copies owned by JS, not views of wasm memory', async () => 
 
 test('10,000 runs leave wasm memory and Embind handles as they were', async (t) => {
   const api = await loadApi();
-  const configs = [{}, { qkv_bias: true, rng: 'mkl' }, { d_out: 0 }, { inputs: { randn: [9, 4], seed: 1 } }, { foo: 1 }];
+  const configs = [
+    {},
+    { qkv_bias: true, rng: 'mkl' },
+    { d_out: 0 },
+    { inputs: { randn: [9, 4], seed: 1 } },
+    { foo: 1 },
+  ];
   const runAll = (n) => {
     for (let i = 0; i < n; i++) {
-      try { api.run(configs[i % configs.length]); } catch (e) { /* the invalid ones */ }
+      try {
+        api.run(configs[i % configs.length]);
+      } catch (e) {
+        /* the invalid ones */
+      }
     }
   };
   runAll(50);
-  const heap = api.heapInUse(), memory = api.memoryBytes(), handles = api.liveHandles();
+  const heap = api.heapInUse(),
+    memory = api.memoryBytes(),
+    handles = api.liveHandles();
   runAll(10000);
-  t.diagnostic(`heap in use ${heap} -> ${api.heapInUse()} bytes, memory ${memory} -> ${api.memoryBytes()} bytes, live handles ${handles} -> ${api.liveHandles()}`);
+  t.diagnostic(
+    `heap in use ${heap} -> ${api.heapInUse()} bytes, memory ${memory} -> ${api.memoryBytes()} bytes, live handles ${handles} -> ${api.liveHandles()}`,
+  );
   assert.equal(api.heapInUse(), heap);
   assert.equal(api.memoryBytes(), memory);
   assert.equal(api.liveHandles(), handles);

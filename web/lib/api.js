@@ -8,19 +8,29 @@
   var loading = null;
 
   function freeze(o) {
-    Object.values(o).forEach(function (v) { if (v && typeof v === 'object') freeze(v); });
+    Object.values(o).forEach(function (v) {
+      if (v && typeof v === 'object') freeze(v);
+    });
     return Object.freeze(o);
   }
 
   function wrap(m) {
-    var ids = Object.freeze(m.stageIds()), table = freeze(m.stageTable()), info = {};
+    var ids = Object.freeze(m.stageIds()),
+      table = freeze(m.stageTable()),
+      info = {};
     var presets = {};
-    m.presets().forEach(function (p) { presets[p.name] = p; });
+    m.presets().forEach(function (p) {
+      presets[p.name] = p;
+    });
     presets = freeze(presets);
     ns.presets = presets;
-    table.stages.forEach(function (s) { info[s.id] = s; });
+    table.stages.forEach(function (s) {
+      info[s.id] = s;
+    });
     // The facts of a stage for the renderers (lib/render.js), set once the module is loaded.
-    ns.info = function (id) { return info[id]; };
+    ns.info = function (id) {
+      return info[id];
+    };
     ns.sections = table.sections;
     ns.limits = table.limits;
     return {
@@ -29,7 +39,9 @@
       sections: table.sections,
       limits: table.limits,
       defaults: table.defaults,
-      defaultTokens: function (n) { return m.defaultTokens(n); },
+      defaultTokens: function (n) {
+        return m.defaultTokens(n);
+      },
       presets: presets,
       // options: {stages: [ids]} computes only what those stages need; {preset: name} starts
       // from a preset's configuration (and its stages).
@@ -38,16 +50,24 @@
         if (r.error !== undefined) throw new Error(r.error);
         return r;
       },
-      heapInUse: function () { return m.heapInUse(); },
-      memoryBytes: function () { return m.memoryBytes(); },
+      heapInUse: function () {
+        return m.heapInUse();
+      },
+      memoryBytes: function () {
+        return m.memoryBytes();
+      },
       // Live Embind handles (for leak tests): a run must leave none behind.
-      liveHandles: function () { return m.count_emval_handles ? m.count_emval_handles() : 0; }
+      liveHandles: function () {
+        return m.count_emval_handles ? m.count_emval_handles() : 0;
+      },
     };
   }
 
   // The wasm ships deflated in base64 (src/wasm/pack.js): inflate it with the platform.
   function wasmBinary() {
-    var bytes = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
+    var bytes = Uint8Array.from(atob(packed), function (c) {
+      return c.charCodeAt(0);
+    });
     var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
     return new Response(inflated).arrayBuffer();
   }
@@ -56,7 +76,9 @@
   ns.load = function () {
     if (!loading) {
       loading = wasmBinary()
-        .then(function (buffer) { return factory({ wasmBinary: new Uint8Array(buffer) }); })
+        .then(function (buffer) {
+          return factory({ wasmBinary: new Uint8Array(buffer) });
+        })
         .then(wrap);
     }
     return loading;

@@ -16,7 +16,22 @@
   // The settings each `controls` level offers; rng is a choice, the booleans checkboxes.
   var CONTROLS = {
     compact: ['d_out', 'dropout', 'rng', 'train'],
-    full: ['query_token', 'seed_v1', 'd_out', 'seed_weights', 'qkv_bias', 'scale', 'dropout', 'seed_dropout', 'rng', 'train', 'seed_class', 'class_dropout', 'context_length', 'num_heads']
+    full: [
+      'query_token',
+      'seed_v1',
+      'd_out',
+      'seed_weights',
+      'qkv_bias',
+      'scale',
+      'dropout',
+      'seed_dropout',
+      'rng',
+      'train',
+      'seed_class',
+      'class_dropout',
+      'context_length',
+      'num_heads',
+    ],
   };
   var BOOLS = { qkv_bias: 1, scale: 1, train: 1 };
 
@@ -27,11 +42,15 @@
   }
 
   class CausalAttentionDemo extends HTMLElement {
-    static get observedAttributes() { return ['stages', 'preset', 'config', 'controls', 'theme', 'caption']; }
+    static get observedAttributes() {
+      return ['stages', 'preset', 'config', 'controls', 'theme', 'caption'];
+    }
 
     constructor() {
       super();
-      var doc = this.ownerDocument, shadow = this.attachShadow({ mode: 'open' }), self = this;
+      var doc = this.ownerDocument,
+        shadow = this.attachShadow({ mode: 'open' }),
+        self = this;
       shadow.adoptedStyleSheets = [CA.styleSheet(true)];
       this.root = el(doc, 'div', 'ca', shadow);
       this.form = el(doc, 'form', 'cf', this.root); // unnamed: not a landmark, widgets may be many
@@ -45,18 +64,40 @@
       this.edits = {}; // what the reader changed with the controls, over the attributes
       this.form.addEventListener('input', function (e) {
         var input = e.target;
-        self.edits[input.name] = input.type === 'checkbox' ? input.checked : input.tagName === 'SELECT' ? input.value : CA.render.parseNumber(input.value);
-        if (input.name === 'context_length' && !input.value.trim()) delete self.edits.context_length; // empty = T
+        self.edits[input.name] =
+          input.type === 'checkbox'
+            ? input.checked
+            : input.tagName === 'SELECT'
+              ? input.value
+              : CA.render.parseNumber(input.value);
+        if (input.name === 'context_length' && !input.value.trim())
+          delete self.edits.context_length; // empty = T
         self.update(true);
       });
-      this.form.addEventListener('submit', function (e) { e.preventDefault(); });
-      R.bind(this.tables, function (cell) { self.explain(cell); });
+      this.form.addEventListener('submit', function (e) {
+        e.preventDefault();
+      });
+      R.bind(this.tables, function (cell) {
+        self.explain(cell);
+      });
       R.watchHints(this.tables);
-      new ResizeObserver(function () { R.hints(self.tables); }).observe(this.tables); // narrower: a fade where tables scroll
-      CA.exports.bind(this.root, function () { return self.wt; }, function () { return self.config(); });
+      new ResizeObserver(function () {
+        R.hints(self.tables);
+      }).observe(this.tables); // narrower: a fade where tables scroll
+      CA.exports.bind(
+        this.root,
+        function () {
+          return self.wt;
+        },
+        function () {
+          return self.config();
+        },
+      );
     }
 
-    connectedCallback() { this.update(); }
+    connectedCallback() {
+      this.update();
+    }
 
     attributeChangedCallback(name) {
       if (name === 'config' || name === 'preset') this.edits = {};
@@ -66,13 +107,20 @@
 
     /** The configuration: the preset or the config attribute, then the reader's edits. */
     config() {
-      var preset = this.getAttribute('preset'), json = this.getAttribute('config'), base = {};
+      var preset = this.getAttribute('preset'),
+        json = this.getAttribute('config'),
+        base = {};
       if (json) {
         base = JSON.parse(json);
-        if (!base || base.constructor !== Object) throw new Error('the config attribute must be a JSON object');
-      } else if (preset) { // the core's table (CausalAttention.presets, set when the module loaded)
+        if (!base || base.constructor !== Object)
+          throw new Error('the config attribute must be a JSON object');
+      } else if (preset) {
+        // the core's table (CausalAttention.presets, set when the module loaded)
         var presets = CA.presets || {};
-        if (!Object.prototype.hasOwnProperty.call(presets, preset)) throw new Error('unknown preset "' + preset + '" (known: ' + Object.keys(presets).join(', ') + ')');
+        if (!Object.prototype.hasOwnProperty.call(presets, preset))
+          throw new Error(
+            'unknown preset "' + preset + '" (known: ' + Object.keys(presets).join(', ') + ')',
+          );
         base = presets[preset].config;
       }
       return Object.assign({}, base, this.edits);
@@ -90,11 +138,24 @@
     }
 
     render(api, fromControls) {
-      var doc = this.ownerDocument, wt, ids, unknown;
+      var doc = this.ownerDocument,
+        wt,
+        ids,
+        unknown;
       try {
-        ids = (this.getAttribute('stages') || '').split(',').map(function (s) { return s.trim(); }).filter(Boolean);
-        unknown = ids.filter(function (id) { return api.stageIds.indexOf(id) < 0; });
-        if (unknown.length) throw new Error('unknown stage "' + unknown[0] + '" (known: ' + api.stageIds.join(', ') + ')');
+        ids = (this.getAttribute('stages') || '')
+          .split(',')
+          .map(function (s) {
+            return s.trim();
+          })
+          .filter(Boolean);
+        unknown = ids.filter(function (id) {
+          return api.stageIds.indexOf(id) < 0;
+        });
+        if (unknown.length)
+          throw new Error(
+            'unknown stage "' + unknown[0] + '" (known: ' + api.stageIds.join(', ') + ')',
+          );
         // A preset with its own stages (gpt2, exercise 3.3) computes only the stages shown; the
         // others run whole, so that explanations find the stages they refer to.
         var preset = !this.getAttribute('config') && api.presets[this.getAttribute('preset')];
@@ -109,12 +170,21 @@
       this.error.textContent = '';
       this.wt = wt;
       this.buildControls(doc, wt.config, fromControls);
-      var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' }, fragment = doc.createDocumentFragment(), old = {};
-      this.tables.querySelectorAll('div.stage').forEach(function (box) { old[box.dataset.stage] = box; });
+      var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' },
+        fragment = doc.createDocumentFragment(),
+        old = {};
+      this.tables.querySelectorAll('div.stage').forEach(function (box) {
+        old[box.dataset.stage] = box;
+      });
       // Bias stages exist only with qkv_bias: a chosen one that is absent is left out. A table
       // of the same shape as before is updated in place.
-      wt.stages.filter(function (s) { return !ids.length || ids.indexOf(s.id) >= 0; })
-        .sort(function (a, b) { return ids.indexOf(a.id) - ids.indexOf(b.id); })
+      wt.stages
+        .filter(function (s) {
+          return !ids.length || ids.indexOf(s.id) >= 0;
+        })
+        .sort(function (a, b) {
+          return ids.indexOf(a.id) - ids.indexOf(b.id);
+        })
         .forEach(function (s) {
           var box = old[s.id];
           fragment.appendChild(box && R.update(box, s, wt, opts) ? box : R.stage(s, wt, opts));
@@ -131,22 +201,28 @@
     // The settings form: built when `controls` changes, its values set from the resolved
     // configuration (but not while the reader is typing in it).
     buildControls(doc, cfg, fromControls) {
-      var level = this.getAttribute('controls'), keys = CONTROLS[level] || [], form = this.form;
+      var level = this.getAttribute('controls'),
+        keys = CONTROLS[level] || [],
+        form = this.form;
       form.hidden = !keys.length;
       if (this.builtControls !== level) {
         this.builtControls = level;
         form.replaceChildren();
         keys.forEach(function (key) {
-          var label = el(doc, 'label', '', form), input;
+          var label = el(doc, 'label', '', form),
+            input;
           if (key === 'rng') {
             input = el(doc, 'select');
-            ['default', 'mkl'].forEach(function (v) { el(doc, 'option', '', input).textContent = v; });
+            ['default', 'mkl'].forEach(function (v) {
+              el(doc, 'option', '', input).textContent = v;
+            });
           } else {
             input = el(doc, 'input');
             if (BOOLS[key]) input.type = 'checkbox';
           }
           input.name = key;
-          if (BOOLS[key]) label.append(input, ' ' + key); // [x] train
+          if (BOOLS[key])
+            label.append(input, ' ' + key); // [x] train
           else label.append(key + ' ', input); // d_out [2]
         });
         fromControls = false;
@@ -156,21 +232,29 @@
       keys.forEach(function (key) {
         var input = form.elements[key];
         if (BOOLS[key]) input.checked = cfg[key];
-        else input.value = key === 'context_length' && !('context_length' in edits) ? '' : String(cfg[key]);
+        else
+          input.value =
+            key === 'context_length' && !('context_length' in edits) ? '' : String(cfg[key]);
       });
     }
 
     // A clicked cell: its row and column stay marked, and how it was computed shows below.
     explain(cell) {
-      var doc = this.ownerDocument, d = cell.dataset, id = cell.closest('[data-stage]').dataset.stage, b = +d.batch || 0;
-      var old = this.tables.querySelector('.sel'), title = el(doc, 'p', 'ti');
+      var doc = this.ownerDocument,
+        d = cell.dataset,
+        id = cell.closest('[data-stage]').dataset.stage,
+        b = +d.batch || 0;
+      var old = this.tables.querySelector('.sel'),
+        title = el(doc, 'p', 'ti');
       if (old) old.classList.remove('sel');
       cell.classList.add('sel');
-      title.textContent = id + '[' + (d.batch ? b + ', ' : '') + d.row + ', ' + d.col + '] = ' + cell.textContent;
+      title.textContent =
+        id + '[' + (d.batch ? b + ', ' : '') + d.row + ', ' + d.col + '] = ' + cell.textContent;
       this.note.replaceChildren(title, R.explain(this.wt, id, b, +d.row, +d.col, doc));
       this.note.hidden = false;
     }
   }
 
-  if (!customElements.get('causal-attention-demo')) customElements.define('causal-attention-demo', CausalAttentionDemo);
+  if (!customElements.get('causal-attention-demo'))
+    customElements.define('causal-attention-demo', CausalAttentionDemo);
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

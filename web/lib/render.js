@@ -4,21 +4,42 @@
   'use strict';
 
   /** A number as the tables show it: 4 decimals, like PyTorch's print. */
-  function fmt(x) { return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4); }
+  function fmt(x) {
+    return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4);
+  }
   // C's printf("%.*f" or "%.*e"): JS rounds exact ties away from zero, C to even; Python's
   // two-digit exponent; the sign of -0 kept.
   function printf(x, p, sci) {
-    var f = sci ? 'toExponential' : 'toFixed', s = Math.abs(x)[f](p), t = Math.abs(x)[f](100), k = t.indexOf('.') + p + 1;
-    if (p && t[k] === '5' && /^0*(e|$)/.test(t.slice(k + 1)) && t[k - 1] % 2 === 0) s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
+    var f = sci ? 'toExponential' : 'toFixed',
+      s = Math.abs(x)[f](p),
+      t = Math.abs(x)[f](100),
+      k = t.indexOf('.') + p + 1;
+    if (p && t[k] === '5' && /^0*(e|$)/.test(t.slice(k + 1)) && t[k - 1] % 2 === 0)
+      s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
     return (x < 0 || Object.is(x, -0) ? '-' : '') + s.replace(/e([-+])(\d)$/, 'e$10$2');
   }
   /** Stage st's numbers as print() shows them (torch/_tensor_str.py, ported like the CLI's
    *  torch_format.cpp): one mode for the tensor, measured over what print() shows (3 edge items
    *  per dimension above 1000 values): integers as "2.", else 4 decimals, or %.4e when wide. */
   function torchFormat(st) {
-    var shape = st.shape, data = st.data, vals = [], ints = true, min = Infinity, max = 0;
+    var shape = st.shape,
+      data = st.data,
+      vals = [],
+      ints = true,
+      min = Infinity,
+      max = 0;
     (function collect(off, d) {
-      for (var n = shape[d], stride = data.length / shape.slice(0, d + 1).reduce(function (a, b) { return a * b; }, 1), i = 0; i < n; i++) {
+      for (
+        var n = shape[d],
+          stride =
+            data.length /
+            shape.slice(0, d + 1).reduce(function (a, b) {
+              return a * b;
+            }, 1),
+          i = 0;
+        i < n;
+        i++
+      ) {
         if (data.length > 1000 && n > 6 && i === 3) i = n - 3;
         if (d < shape.length - 1) collect(off + i * stride, d + 1);
         else vals.push(data[off + i]);
@@ -32,11 +53,21 @@
     });
     var sci = max / min > 1000 || max > 1e8 || (!ints && min < 1e-4);
     return function (x) {
-      return x !== x ? 'nan' : !isFinite(x) ? (x < 0 ? '-' : '') + 'inf' : sci ? printf(x, 4, 1) : ints ? printf(x, 0) + '.' : printf(x, 4);
+      return x !== x
+        ? 'nan'
+        : !isFinite(x)
+          ? (x < 0 ? '-' : '') + 'inf'
+          : sci
+            ? printf(x, 4, 1)
+            : ints
+              ? printf(x, 0) + '.'
+              : printf(x, 4);
     };
   }
   // An operand inside a sum: negatives in parentheses.
-  function operand(x) { return x < 0 ? '(' + fmt(x) + ')' : fmt(x); }
+  function operand(x) {
+    return x < 0 ? '(' + fmt(x) + ')' : fmt(x);
+  }
   /** The shortest decimal that reads back as the same float32. */
   function f32(x) {
     for (var digits = 1; digits < 10; digits++) {
@@ -61,15 +92,27 @@
   function byId(wt) {
     if (!wt._by) {
       wt._by = {};
-      wt.stages.forEach(function (s) { wt._by[s.id] = s; });
+      wt.stages.forEach(function (s) {
+        wt._by[s.id] = s;
+      });
     }
     return wt._by;
   }
   /** Element [batch, row, col] of a stage (0-D: the value; 1-D: col only; 2-D: row, col;
    *  3-D and 4-D: `batch` counts the matrices of the leading dims, b·H + h for (B, H, T, X)). */
   function at(wt, id, batch, row, col) {
-    var s = byId(wt)[id], shape = s.shape, rank = shape.length;
-    return s.data[rank === 0 ? 0 : rank === 1 ? col : rank === 2 ? row * shape[1] + col : (batch * shape[rank - 2] + row) * shape[rank - 1] + col];
+    var s = byId(wt)[id],
+      shape = s.shape,
+      rank = shape.length;
+    return s.data[
+      rank === 0
+        ? 0
+        : rank === 1
+          ? col
+          : rank === 2
+            ? row * shape[1] + col
+            : (batch * shape[rank - 2] + row) * shape[rank - 1] + col
+    ];
   }
   function maxDiff(a, b) {
     for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
@@ -83,32 +126,67 @@
   }
   /** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
    *  '' (an unlabelled row), or a feature index. */
-  function label(axis, i, cfg) { return axis === 'tok' ? cfg.tokens[i] : axis === 'sum' || axis === 'bias' ? axis : !axis ? null : String(i); }
+  function label(axis, i, cfg) {
+    return axis === 'tok'
+      ? cfg.tokens[i]
+      : axis === 'sum' || axis === 'bias'
+        ? axis
+        : !axis
+          ? null
+          : String(i);
+  }
   // The table's corner: what its rows and columns are.
   function corner(info) {
-    return info.rows + info.cols === 'toktok' ? 'query \\ key' : (info.rows === 'tok' ? 'token' : info.rows) + ' \\ ' + (info.cols === 'tok' ? 'token' : info.cols);
+    return info.rows + info.cols === 'toktok'
+      ? 'query \\ key'
+      : (info.rows === 'tok' ? 'token' : info.rows) +
+          ' \\ ' +
+          (info.cols === 'tok' ? 'token' : info.cols);
   }
   /** What the matrices of a 3-D or 4-D stage are: ["batch"] (B, T, X), ["head"] (H, X, Y) for
    *  the wrapper's stacked weights, ["batch", "head"] (B, H, T, X). */
   function leading(st) {
     var info = CA.info(st.id);
-    return st.shape.length === 4 ? ['batch', 'head'] : st.shape.length === 3 ? [info.kind === 'weights' ? 'head' : 'batch'] : [];
+    return st.shape.length === 4
+      ? ['batch', 'head']
+      : st.shape.length === 3
+        ? [info.kind === 'weights' ? 'head' : 'batch']
+        : [];
   }
-  function isDropout(id) { return !!CA.info(id).dropout; }
+  function isDropout(id) {
+    return !!CA.info(id).dropout;
+  }
 
-  function maxShown() { return (CA.limits && CA.limits.max_shown) || 32; }
+  function maxShown() {
+    return (CA.limits && CA.limits.max_shown) || 32;
+  }
 
   /** The rows × cols matrix of slice `batch` of a stage (3-D: a batch element; 4-D: batch
    *  element and head, flattened as b·H + h), with its labels. */
   function matrix(st, wt, batch) {
-    var shape = st.shape, rank = shape.length, info = CA.info(st.id), cfg = wt.config;
-    var rows = rank < 2 ? 1 : shape[rank - 2], cols = rank ? shape[rank - 1] : 1, offset = rank > 2 ? (batch || 0) * rows * cols : 0;
+    var shape = st.shape,
+      rank = shape.length,
+      info = CA.info(st.id),
+      cfg = wt.config;
+    var rows = rank < 2 ? 1 : shape[rank - 2],
+      cols = rank ? shape[rank - 1] : 1,
+      offset = rank > 2 ? (batch || 0) * rows * cols : 0;
     return {
-      rows: rows, cols: cols, corner: corner(info),
-      value: function (i, j) { return st.data[offset + i * cols + j]; },
+      rows: rows,
+      cols: cols,
+      corner: corner(info),
+      value: function (i, j) {
+        return st.data[offset + i * cols + j];
+      },
       // No row axis (a vector, a scalar): the row is named after the stage.
-      rowLabel: function (i) { var l = label(info.rows, i, cfg); return l === null ? st.id.replace(/^[^.]*\./, '') : l; },
-      colLabel: function (j) { var l = label(info.cols, j, cfg); return l === null ? '' : l; }
+      rowLabel: function (i) {
+        var l = label(info.rows, i, cfg);
+        return l === null ? st.id.replace(/^[^.]*\./, '') : l;
+      },
+      colLabel: function (j) {
+        var l = label(info.cols, j, cfg);
+        return l === null ? '' : l;
+      },
     };
   }
   /** How many slices (tables) a stage has: the product of its dimensions before the last two. */
@@ -118,13 +196,31 @@
   }
   // The name of slice k, e.g. "context_vecs[1]" or "mha.attn_weights[0, 3]", and its subtitle.
   function sliceName(st, k) {
-    var lead = st.shape.slice(0, -2), names = leading(st), idx = [];
-    for (var d = lead.length - 1; d >= 0; d--) { idx.unshift(k % lead[d]); k = Math.floor(k / lead[d]); }
+    var lead = st.shape.slice(0, -2),
+      names = leading(st),
+      idx = [];
+    for (var d = lead.length - 1; d >= 0; d--) {
+      idx.unshift(k % lead[d]);
+      k = Math.floor(k / lead[d]);
+    }
     var name = st.id + (idx.length ? '[' + idx.join(', ') + ']' : '');
-    return { name: name, sub: !idx.length ? '' : name + ': ' + names.map(function (n, d) { return (n === 'batch' ? 'batch element ' : 'head ') + (idx[d] + 1) + ' of ' + lead[d]; }).join(', ') };
+    return {
+      name: name,
+      sub: !idx.length
+        ? ''
+        : name +
+          ': ' +
+          names
+            .map(function (n, d) {
+              return (n === 'batch' ? 'batch element ' : 'head ') + (idx[d] + 1) + ' of ' + lead[d];
+            })
+            .join(', '),
+    };
   }
   /** "mha.attn_weights[1, 0]: batch element 2 of 2, head 1 of 2" */
-  function part(st, k) { return sliceName(st, k).sub; }
+  function part(st, k) {
+    return sliceName(st, k).sub;
+  }
 
   // What a screen reader should say for the cells whose meaning is in their look.
   function spoken(x, masked, dropped) {
@@ -140,14 +236,27 @@
     var pattern = info.dropout && byId(wt)[info.dropout];
     return function (i, j) {
       var masked = info.causal && j > i;
-      return [masked, !!pattern && (pattern === st ? m.value(i, j) === 0 && !masked : pattern.data[i * m.cols + j] === 0)];
+      return [
+        masked,
+        !!pattern &&
+          (pattern === st ? m.value(i, j) === 0 && !masked : pattern.data[i * m.cols + j] === 0),
+      ];
     };
   }
   // A table's colour scale: probabilities sequential over [0, max(1, largest)], the signed
   // kinds diverging around 0 over ±max |x|, masks none. lo and hi: its finite range.
   function scale(m, info) {
-    var lo = Infinity, hi = -Infinity, i, j, x;
-    for (i = 0; i < m.rows; i++) for (j = 0; j < m.cols; j++) if (isFinite(x = m.value(i, j))) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    var lo = Infinity,
+      hi = -Infinity,
+      i,
+      j,
+      x;
+    for (i = 0; i < m.rows; i++)
+      for (j = 0; j < m.cols; j++)
+        if (isFinite((x = m.value(i, j)))) {
+          lo = Math.min(lo, x);
+          hi = Math.max(hi, x);
+        }
     if (info.kind === 'mask' || lo > hi) return null;
     var seq = info.kind === 'probabilities';
     return { seq: seq, top: (seq ? Math.max(1, hi) : Math.max(-lo, hi)) || 1, lo: lo, hi: hi };
@@ -160,14 +269,29 @@
   }
   /** The colour key of scale sc: the table's range, lo to hi, in 12 steps of the cells' own rule. */
   function key(doc, sc) {
-    var k = el(doc, 'div', 'ck'), strip = el(doc, 'span', 'ks');
+    var k = el(doc, 'div', 'ck'),
+      strip = el(doc, 'span', 'ks');
     k.appendChild(el(doc, 'span', 'sr', 'Colour key: '));
     k.appendChild(el(doc, 'span', 'kl', fmt(sc.lo)));
-    for (var n = 0; n < 12; n++) shade(strip.appendChild(el(doc, 'span')), n === 11 ? sc.hi : sc.lo + (sc.hi - sc.lo) * n / 11, sc);
+    for (var n = 0; n < 12; n++)
+      shade(
+        strip.appendChild(el(doc, 'span')),
+        n === 11 ? sc.hi : sc.lo + ((sc.hi - sc.lo) * n) / 11,
+        sc,
+      );
     strip.setAttribute('aria-hidden', 'true');
     k.appendChild(strip);
     k.appendChild(el(doc, 'span', 'kh', fmt(sc.hi)));
-    k.appendChild(el(doc, 'span', '', sc.seq ? '(shade ∝ value on 0 to ' + fmt(sc.top) + ': faint = small)' : '(shade ∝ |value| up to ' + fmt(sc.top) + '; blue > 0, red < 0)'));
+    k.appendChild(
+      el(
+        doc,
+        'span',
+        '',
+        sc.seq
+          ? '(shade ∝ value on 0 to ' + fmt(sc.top) + ': faint = small)'
+          : '(shade ∝ |value| up to ' + fmt(sc.top) + '; blue > 0, red < 0)',
+      ),
+    );
     return k;
   }
 
@@ -175,11 +299,19 @@
    *  scale sc, markers, its spoken label. Touches only what changed, and keeps the highlight
    *  classes (sel, hl) of a picked cell. */
   function paint(td, x, masked, dropped, sc, text) {
-    var key = (masked ? 1 : 0) + (dropped ? 2 : 0) + '|' + (sc ? +sc.seq + ':' + sc.top : '') + (text === fmt ? '' : 't');
+    var key =
+      (masked ? 1 : 0) +
+      (dropped ? 2 : 0) +
+      '|' +
+      (sc ? +sc.seq + ':' + sc.top : '') +
+      (text === fmt ? '' : 't');
     if (Object.is(td._x, x) && td._k === key) return; // as painted last time
     td._x = x;
     td._k = key;
-    var shown = text(x), say = spoken(x, masked, dropped), cls = '', list = td.classList;
+    var shown = text(x),
+      say = spoken(x, masked, dropped),
+      cls = '',
+      list = td.classList;
     var node = td.firstChild;
     if (!node) td.textContent = shown;
     else if (node.data !== shown) node.data = shown; // the same text node: cheaper than a new one
@@ -193,14 +325,18 @@
     if (list.contains('sel')) cls += ' sel';
     if (list.contains('hl')) cls += ' hl';
     if (td.className !== cls.slice(1)) td.className = cls.slice(1);
-    if (say) { if (td.getAttribute('aria-label') !== say) td.setAttribute('aria-label', say); } else if (td.hasAttribute('aria-label')) td.removeAttribute('aria-label');
+    if (say) {
+      if (td.getAttribute('aria-label') !== say) td.setAttribute('aria-label', say);
+    } else if (td.hasAttribute('aria-label')) td.removeAttribute('aria-label');
   }
   // Sets a header's label (an empty one shows as ""; long ones are cut, whole in the title).
   function setHeader(th, text) {
-    var shown = text || '""', cls = text ? '' : 'em';
+    var shown = text || '""',
+      cls = text ? '' : 'em';
     if (th.textContent !== shown) th.textContent = shown;
     if (th.className !== cls) th.className = cls;
-    if (text.length > 12) th.title = text; else if (th.title) th.removeAttribute('title');
+    if (text.length > 12) th.title = text;
+    else if (th.title) th.removeAttribute('title');
   }
   function header(doc, text, scope) {
     var th = el(doc, 'th');
@@ -213,10 +349,18 @@
    *  then the slice's subtitle. */
   function caption(doc, cap, st, info, k, cut) {
     var sub = cut ? '' : sliceName(st, k).sub;
-    if ((!k || st.shape.length === 4) && !cut) { // 4-D stages show one picked slice: always in full
+    if ((!k || st.shape.length === 4) && !cut) {
+      // 4-D stages show one picked slice: always in full
       var head = cap.appendChild(el(doc, 'span', 'hd'));
       head.appendChild(el(doc, 'span', 'ti', st.title));
-      head.appendChild(el(doc, 'span', 'sh', st.shape.length ? ' (' + st.shape.join(', ') + ')' : ' (a 0-D scalar)'));
+      head.appendChild(
+        el(
+          doc,
+          'span',
+          'sh',
+          st.shape.length ? ' (' + st.shape.join(', ') + ')' : ' (a 0-D scalar)',
+        ),
+      );
       if (info.note) cap.appendChild(el(doc, 'span', 'nt', info.note));
       cap.appendChild(el(doc, 'code', '', st.code));
     }
@@ -228,14 +372,20 @@
   // Paints every value cell of table t from the stage (region: the part of the slice shown;
   // text: fmt or print()'s format) and, for a whole slice, its colour key after the table.
   function fill(t, st, wt, info, batch, region, text) {
-    var m = matrix(st, wt, batch), sc = scale(m, info), flags = marks(st, wt, info, m);
-    var head = t.tHead && t.tHead.rows[0].cells, rows = t.tBodies[0].rows, j;
+    var m = matrix(st, wt, batch),
+      sc = scale(m, info),
+      flags = marks(st, wt, info, m);
+    var head = t.tHead && t.tHead.rows[0].cells,
+      rows = t.tBodies[0].rows,
+      j;
     for (j = 0; head && j < region.cols; j++) setHeader(head[j + 1], m.colLabel(region.c0 + j));
     for (var r = 0; r < region.rows; r++) {
-      var cells = rows[r].cells, i = region.r0 + r;
+      var cells = rows[r].cells,
+        i = region.r0 + r;
       setHeader(cells[0], m.rowLabel(i));
       for (j = 0; j < region.cols; j++) {
-        var c = region.c0 + j, f = flags(i, c);
+        var c = region.c0 + j,
+          f = flags(i, c);
         paint(cells[j + 1], m.value(i, c), f[0], f[1], sc, text || fmt);
       }
     }
@@ -244,15 +394,35 @@
   /** The table of a slice (or of a region {r0, c0, rows, cols} of it: the exact values under
    *  a heatmap), its cells carrying their indices in the whole slice. */
   function table(doc, st, wt, info, batch, opts, region) {
-    var m = matrix(st, wt, batch), whole = !region;
+    var m = matrix(st, wt, batch),
+      whole = !region;
     region = region || { r0: 0, c0: 0, rows: m.rows, cols: m.cols };
-    var t = el(doc, 'table', 't'), cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
+    var t = el(doc, 'table', 't'),
+      cap = t.appendChild(el(doc, 'caption', opts.caption === false ? 'sr' : ''));
     t.setAttribute('part', 'table'); // ::part(table) and ::part(caption) style a widget's from outside
     cap.setAttribute('part', 'caption');
-    caption(doc, cap, st, info, batch, whole ? '' : sliceName(st, batch).name + ', rows ' + region.r0 + '–' + (region.r0 + region.rows - 1) + ', columns ' + region.c0 + '–' + (region.c0 + region.cols - 1));
+    caption(
+      doc,
+      cap,
+      st,
+      info,
+      batch,
+      whole
+        ? ''
+        : sliceName(st, batch).name +
+            ', rows ' +
+            region.r0 +
+            '–' +
+            (region.r0 + region.rows - 1) +
+            ', columns ' +
+            region.c0 +
+            '–' +
+            (region.c0 + region.cols - 1),
+    );
     t.dataset.dims = region.rows + 'x' + region.cols;
     var tr, j;
-    if (st.shape.length) { // a 0-D stage: the value alone, no axes
+    if (st.shape.length) {
+      // a 0-D stage: the value alone, no axes
       tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
       tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
       for (j = 0; j < region.cols; j++) tr.appendChild(header(doc, '', 'col'));
@@ -270,13 +440,16 @@
       }
     }
     fill(t, st, wt, info, batch, region, textOf(st, opts));
-    var scroller = el(doc, 'div', 'scroll'), sc = whole && scale(m, info);
+    var scroller = el(doc, 'div', 'scroll'),
+      sc = whole && scale(m, info);
     scroller.appendChild(t);
     if (sc) scroller.appendChild(key(doc, sc));
     return scroller;
   }
   // The numbers' text: 4 decimals, or the whole tensor's print() format (opts.torch).
-  function textOf(st, opts) { return opts.torch ? torchFormat(st) : fmt; }
+  function textOf(st, opts) {
+    return opts.torch ? torchFormat(st) : fmt;
+  }
 
   // A slice's table (or heatmap) in a div.duo, with its drawing beside it (lib/draw.js) for
   // (T, T) attention stages (4-D: every head of the slice's batch element).
@@ -290,34 +463,54 @@
     return box;
   }
   function drawing(doc, st, wt, b, info) {
-    var H = st.shape.length === 4 ? st.shape[1] : 1, fig = CA.draw.figure(doc, st, wt, Math.floor(b / H), info);
-    fig._update = function (now, nowWt) { fig.replaceWith(drawing(doc, now, nowWt, b, info)); };
+    var H = st.shape.length === 4 ? st.shape[1] : 1,
+      fig = CA.draw.figure(doc, st, wt, Math.floor(b / H), info);
+    fig._update = function (now, nowWt) {
+      fig.replaceWith(drawing(doc, now, nowWt, b, info));
+    };
     return fig;
   }
 
   // A slice bigger than max_shown on a side: a canvas heatmap (lib/heatmap.js).
   function big(st, wt, info, batch, opts) {
-    var m = matrix(st, wt, batch), doc = opts.doc || document, max = maxShown();
+    var m = matrix(st, wt, batch),
+      doc = opts.doc || document,
+      max = maxShown();
     var head = caption(doc, el(doc, 'div', 'hc'), st, info, batch, '');
     if (opts.caption === false) head.className = 'hc sr';
     var box = CA.heatmap.create(m, {
-      doc: doc, kind: info.kind, name: sliceName(st, batch).name, head: head, max: max,
-      table: function (region) { var now = box._hm.st; return table(doc, now, box._hm.wt, CA.info(now.id), batch, opts, region); }
+      doc: doc,
+      kind: info.kind,
+      name: sliceName(st, batch).name,
+      head: head,
+      max: max,
+      table: function (region) {
+        var now = box._hm.st;
+        return table(doc, now, box._hm.wt, CA.info(now.id), batch, opts, region);
+      },
     });
     box._hm.st = st;
     box._hm.wt = wt;
     return box;
   }
   function isBig(st) {
-    var rank = st.shape.length, max = maxShown();
+    var rank = st.shape.length,
+      max = maxShown();
     return st.shape[rank - 1] > max || (rank > 1 && st.shape[rank - 2] > max);
   }
 
   // The buttons under a table: exports (lib/export.js handles the clicks) and, on the page,
   // the embed snippet of the stage.
-  var EXPORTS = [['markdown', 'Markdown'], ['latex', 'LaTeX'], ['csv', 'CSV'], ['torch', 'torch'], ['png', 'PNG']];
+  var EXPORTS = [
+    ['markdown', 'Markdown'],
+    ['latex', 'LaTeX'],
+    ['csv', 'CSV'],
+    ['torch', 'torch'],
+    ['png', 'PNG'],
+  ];
   function tools(doc, st, batch, withEmbed) {
-    var bar = el(doc, 'div', 'tools'), name = sliceName(st, batch).name;
+    var bar = el(doc, 'div', 'tools'),
+      name = sliceName(st, batch).name;
     bar.setAttribute('role', 'group');
     bar.setAttribute('aria-label', 'Export ' + name);
     bar.appendChild(el(doc, 'span', '', 'Export:'));
@@ -327,7 +520,8 @@
       b.dataset.export = f[0];
       b.dataset.batch = batch;
     });
-    if (withEmbed) { // on the page: a link to this stage with the current settings (app.js)
+    if (withEmbed) {
+      // on the page: a link to this stage with the current settings (app.js)
       var link = bar.appendChild(el(doc, 'button', '', 'Link'));
       link.type = 'button';
       link.dataset.link = st.id;
@@ -339,8 +533,12 @@
 
   // The efficient mask against the simple one: the same weights, to float32 rounding.
   function afterText(st, wt) {
-    var simple = byId(wt).masked_simple_norm, diff;
-    return st.id === 'attn_weights_causal' && simple ? 'max |difference| from the simple way (masked_simple_norm): ' + ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0') : '';
+    var simple = byId(wt).masked_simple_norm,
+      diff;
+    return st.id === 'attn_weights_causal' && simple
+      ? 'max |difference| from the simple way (masked_simple_norm): ' +
+          ((diff = maxDiff(st.data, simple.data)) ? diff.toExponential(2) : '0')
+      : '';
   }
 
   /** One stage as a div[data-stage] holding its table(s) (heatmaps above max_shown) and their
@@ -348,19 +546,31 @@
    *  an Embed button}. */
   function stage(st, wt, opts) {
     opts = opts || {};
-    var doc = opts.doc || document, info = CA.info(st.id), box = el(doc, 'div', 'stage'), n = sliceCount(st), heat = isBig(st);
+    var doc = opts.doc || document,
+      info = CA.info(st.id),
+      box = el(doc, 'div', 'stage'),
+      n = sliceCount(st),
+      heat = isBig(st);
     box.dataset.stage = st.id;
     box.dataset.shape = st.shape.join();
     // A slice's table (or heatmap) and, for (T, T) attention stages, its drawing beside it.
-    var slice = function (b, now, nowWt) { return duo(doc, now || st, nowWt || wt, info, b, opts, heat); };
+    var slice = function (b, now, nowWt) {
+      return duo(doc, now || st, nowWt || wt, info, b, opts, heat);
+    };
     if (st.shape.length === 4) {
       // One (batch element, head) at a time, picked with a select: B·H tables would be a wall.
-      var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head ')), pick = label.appendChild(el(doc, 'select'));
-      for (var k = 0; k < n; k++) pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
+      var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head ')),
+        pick = label.appendChild(el(doc, 'select'));
+      for (var k = 0; k < n; k++)
+        pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
       var shown = [box.appendChild(slice(0)), box.appendChild(tools(doc, st, 0, opts.embed))];
       pick.addEventListener('change', function () {
-        var now = box._st || st, k = +pick.value, next = [slice(k, now, box._wt || wt), tools(doc, now, k, opts.embed && !k)];
-        shown.forEach(function (node, i) { node.replaceWith(next[i]); });
+        var now = box._st || st,
+          k = +pick.value,
+          next = [slice(k, now, box._wt || wt), tools(doc, now, k, opts.embed && !k)];
+        shown.forEach(function (node, i) {
+          node.replaceWith(next[i]);
+        });
         shown = next;
       });
       box._pick = pick;
@@ -382,24 +592,48 @@
   function update(box, st, wt, opts) {
     opts = opts || {};
     if (box.dataset.stage !== st.id || box.dataset.shape !== st.shape.join()) return false;
-    var doc = opts.doc || document, info = CA.info(st.id), b = box._pick ? +box._pick.value : 0;
+    var doc = opts.doc || document,
+      info = CA.info(st.id),
+      b = box._pick ? +box._pick.value : 0;
     box._st = st; // a 4-D stage's select builds its slices from the newest values
     box._wt = wt;
     var nodes = [];
-    Array.prototype.forEach.call(box.children, function (child) { nodes.push.apply(nodes, child.classList.contains('duo') ? child.children : [child]); });
+    Array.prototype.forEach.call(box.children, function (child) {
+      nodes.push.apply(nodes, child.classList.contains('duo') ? child.children : [child]);
+    });
     nodes.forEach(function (node) {
       if (node._hm) {
         node._hm.st = st;
         node._hm.wt = wt;
-        CA.heatmap.update(node, matrix(st, wt, b), caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''));
+        CA.heatmap.update(
+          node,
+          matrix(st, wt, b),
+          caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''),
+        );
         b++;
       } else if (node.className === 'scroll') {
-        var t = node.firstChild, cap = t.caption;
+        var t = node.firstChild,
+          cap = t.caption;
         cap.replaceChildren();
         cap.className = opts.caption === false ? 'sr' : '';
         caption(doc, cap, st, info, b, '');
-        fill(t, st, wt, info, b, { r0: 0, c0: 0, rows: t.tBodies[0].rows.length, cols: t.tBodies[0].rows[0].cells.length - 1 }, textOf(st, opts));
-        var old = node.querySelector(':scope > .ck'), sc = scale(matrix(st, wt, b), info), ck = sc && key(doc, sc);
+        fill(
+          t,
+          st,
+          wt,
+          info,
+          b,
+          {
+            r0: 0,
+            c0: 0,
+            rows: t.tBodies[0].rows.length,
+            cols: t.tBodies[0].rows[0].cells.length - 1,
+          },
+          textOf(st, opts),
+        );
+        var old = node.querySelector(':scope > .ck'),
+          sc = scale(matrix(st, wt, b), info),
+          ck = sc && key(doc, sc);
         if (old && ck) old.replaceWith(ck);
         else if (old) old.remove();
         else if (ck) node.appendChild(ck);
@@ -412,79 +646,219 @@
 
   // A sum of products, written out (the first 8 terms).
   function terms(a, b) {
-    for (var parts = [], k = 0; k < Math.min(a.length, 8); k++) parts.push(operand(a[k]) + '×' + operand(b[k]));
+    for (var parts = [], k = 0; k < Math.min(a.length, 8); k++)
+      parts.push(operand(a[k]) + '×' + operand(b[k]));
     return parts.join(' + ') + (a.length > 8 ? ' + … (' + a.length + ' terms)' : '');
   }
   // A list of numbers with the j-th in brackets.
   function list(a, j) {
-    for (var parts = [], k = 0; k < Math.min(a.length, 12); k++) parts.push(k === j ? '[' + fmt(a[k]) + ']' : fmt(a[k]));
+    for (var parts = [], k = 0; k < Math.min(a.length, 12); k++)
+      parts.push(k === j ? '[' + fmt(a[k]) + ']' : fmt(a[k]));
     return parts.join(', ') + (a.length > 12 ? ', …' : '');
   }
   function rowOf(wt, id, batch, i) {
-    var shape = byId(wt)[id].shape, out = [];
+    var shape = byId(wt)[id].shape,
+      out = [];
     for (var j = 0; j < shape[shape.length - 1]; j++) out.push(at(wt, id, batch, i, j));
     return out;
   }
 
   /** How element [b, i, j] of stage `id` was computed, as a fragment of <p> lines. */
   function explain(wt, id, b, i, j, doc) {
-    var cfg = wt.config, T = cfg.tokens.length, lines = [], p = cfg.dropout, scale = cfg.scale ? Math.sqrt(cfg.d_out) : 1;
-    var v = at(wt, id, b, i, j), V = fmt(v), ij = '[' + i + ', ' + j + ']';
-    var tok = function (k) { return '“' + cfg.tokens[k] + '”'; };
-    var get = function (other, k) { return fmt(at(wt, other, 0, i, k === undefined ? j : k)); };
-    var weight = /^(ca\.)?([Wb])_(\w+)$/.exec(id), qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
+    var cfg = wt.config,
+      T = cfg.tokens.length,
+      lines = [],
+      p = cfg.dropout,
+      scale = cfg.scale ? Math.sqrt(cfg.d_out) : 1;
+    var v = at(wt, id, b, i, j),
+      V = fmt(v),
+      ij = '[' + i + ', ' + j + ']';
+    var tok = function (k) {
+      return '“' + cfg.tokens[k] + '”';
+    };
+    var get = function (other, k) {
+      return fmt(at(wt, other, 0, i, k === undefined ? j : k));
+    };
+    var weight = /^(ca\.)?([Wb])_(\w+)$/.exec(id),
+      qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
     function softmax(src) {
-      var z = rowOf(wt, src, 0, i).map(function (x) { return x / scale; }), e = z.map(Math.exp);
-      var sum = e.reduce(function (acc, y) { return acc + y; });
-      lines.push('softmax of row ' + i + ' of ' + src + (cfg.scale ? ' / √d_k (√' + cfg.d_out + ' = ' + fmt(scale) + ')' : ' (no scaling)') + ':',
-        'z = ' + list(z, j), 'exp(z) = ' + list(e, j), 'sum = ' + fmt(sum),
-        id + ij + ' = exp(z_' + j + ') / sum = ' + fmt(e[j]) + ' / ' + fmt(sum) + ' = ' + V);
+      var z = rowOf(wt, src, 0, i).map(function (x) {
+          return x / scale;
+        }),
+        e = z.map(Math.exp);
+      var sum = e.reduce(function (acc, y) {
+        return acc + y;
+      });
+      lines.push(
+        'softmax of row ' +
+          i +
+          ' of ' +
+          src +
+          (cfg.scale ? ' / √d_k (√' + cfg.d_out + ' = ' + fmt(scale) + ')' : ' (no scaling)') +
+          ':',
+        'z = ' + list(z, j),
+        'exp(z) = ' + list(e, j),
+        'sum = ' + fmt(sum),
+        id + ij + ' = exp(z_' + j + ') / sum = ' + fmt(e[j]) + ' / ' + fmt(sum) + ' = ' + V,
+      );
     }
     if (id === 'inputs' || id === 'batch') {
       var randn = cfg.inputs.randn;
-      lines.push(id === 'batch' ? 'torch.stack copies inputs' + ij + ' into batch element ' + b + '.' :
-        randn ? 'Number ' + (i * randn[1] + j + 1) + ' drawn by torch.randn(' + randn.join(', ') + ') after torch.manual_seed(' + cfg.inputs.seed + ').' :
-        'Feature ' + j + ' of token ' + tok(i) + ', as typed in the inputs table.');
+      lines.push(
+        id === 'batch'
+          ? 'torch.stack copies inputs' + ij + ' into batch element ' + b + '.'
+          : randn
+            ? 'Number ' +
+              (i * randn[1] + j + 1) +
+              ' drawn by torch.randn(' +
+              randn.join(', ') +
+              ') after torch.manual_seed(' +
+              cfg.inputs.seed +
+              ').'
+            : 'Feature ' + j + ' of token ' + tok(i) + ', as typed in the inputs table.',
+      );
     } else if (weight) {
-      lines.push((weight[2] === 'W' ? 'Input feature ' + j + ' → output feature ' + i : 'Bias of output feature ' + j) + ': uniform in ±1/√d_in = ±' +
-        fmt(1 / Math.sqrt(byId(wt).inputs.shape[1])) + ' after torch.manual_seed(' + (weight[1] ? cfg.seed_class : cfg.seed_weights) + ').');
+      lines.push(
+        (weight[2] === 'W'
+          ? 'Input feature ' + j + ' → output feature ' + i
+          : 'Bias of output feature ' + j) +
+          ': uniform in ±1/√d_in = ±' +
+          fmt(1 / Math.sqrt(byId(wt).inputs.shape[1])) +
+          ' after torch.manual_seed(' +
+          (weight[1] ? cfg.seed_class : cfg.seed_weights) +
+          ').',
+      );
     } else if (qkv) {
       var bias = byId(wt)['b_' + qkv];
-      lines.push(id + ij + ' = x_' + i + ' · W_' + qkv + '[' + j + ']' + (bias ? ' + b_' + qkv + '[' + j + ']' : '') + '  (token ' + tok(i) + ')',
-        '= ' + terms(rowOf(wt, 'inputs', 0, i), rowOf(wt, 'W_' + qkv, 0, j)) + (bias ? ' + ' + operand(bias.data[j]) : ''), '= ' + V);
+      lines.push(
+        id +
+          ij +
+          ' = x_' +
+          i +
+          ' · W_' +
+          qkv +
+          '[' +
+          j +
+          ']' +
+          (bias ? ' + b_' + qkv + '[' + j + ']' : '') +
+          '  (token ' +
+          tok(i) +
+          ')',
+        '= ' +
+          terms(rowOf(wt, 'inputs', 0, i), rowOf(wt, 'W_' + qkv, 0, j)) +
+          (bias ? ' + ' + operand(bias.data[j]) : ''),
+        '= ' + V,
+      );
     } else if (id === 'attn_scores') {
-      lines.push('ω' + ij + ' = q_' + i + ' · k_' + j + '  (query ' + tok(i) + ', key ' + tok(j) + ')',
-        '= ' + terms(rowOf(wt, 'queries', 0, i), rowOf(wt, 'keys', 0, j)), '= ' + V);
+      lines.push(
+        'ω' + ij + ' = q_' + i + ' · k_' + j + '  (query ' + tok(i) + ', key ' + tok(j) + ')',
+        '= ' + terms(rowOf(wt, 'queries', 0, i), rowOf(wt, 'keys', 0, j)),
+        '= ' + V,
+      );
     } else if (id === 'attn_weights') {
       softmax('attn_scores');
     } else if (id === 'attn_weights_causal') {
       softmax('masked');
-      lines.push('exp(−∞) = 0. The simple way gave ' + get('masked_simple_norm') + ', off by ' + Math.abs(v - at(wt, 'masked_simple_norm', 0, i, j)).toExponential(2) + '.');
+      lines.push(
+        'exp(−∞) = 0. The simple way gave ' +
+          get('masked_simple_norm') +
+          ', off by ' +
+          Math.abs(v - at(wt, 'masked_simple_norm', 0, i, j)).toExponential(2) +
+          '.',
+      );
     } else if (id === 'context_vec') {
       var values = [];
       for (var k = 0; k < T; k++) values.push(at(wt, 'values', 0, k, j));
-      lines.push('context_vec' + ij + ' = Σ_k attn_weights[' + i + ', k] · values[k, ' + j + ']', '= ' + terms(rowOf(wt, 'attn_weights', 0, i), values), '= ' + V);
+      lines.push(
+        'context_vec' + ij + ' = Σ_k attn_weights[' + i + ', k] · values[k, ' + j + ']',
+        '= ' + terms(rowOf(wt, 'attn_weights', 0, i), values),
+        '= ' + V,
+      );
     } else if (id === 'mask_simple' || id === 'mask') {
-      lines.push('Key ' + tok(j) + (j > i ? ' comes after query ' + tok(i) + ': future, hidden' : ' is not after query ' + tok(i) + ': visible') + ', so ' + V + '.');
+      lines.push(
+        'Key ' +
+          tok(j) +
+          (j > i
+            ? ' comes after query ' + tok(i) + ': future, hidden'
+            : ' is not after query ' + tok(i) + ': visible') +
+          ', so ' +
+          V +
+          '.',
+      );
     } else if (id === 'masked_simple') {
-      lines.push('attn_weights' + ij + ' × mask_simple' + ij + ' = ' + get('attn_weights') + ' × ' + get('mask_simple') + ' = ' + V);
+      lines.push(
+        'attn_weights' +
+          ij +
+          ' × mask_simple' +
+          ij +
+          ' = ' +
+          get('attn_weights') +
+          ' × ' +
+          get('mask_simple') +
+          ' = ' +
+          V,
+      );
     } else if (id === 'row_sums') {
-      lines.push('row_sums[' + i + '] = Σ_j masked_simple[' + i + ', j] = ' + rowOf(wt, 'masked_simple', 0, i).slice(0, 12).map(fmt).join(' + ') + (T > 12 ? ' + …' : '') + ' = ' + V);
+      lines.push(
+        'row_sums[' +
+          i +
+          '] = Σ_j masked_simple[' +
+          i +
+          ', j] = ' +
+          rowOf(wt, 'masked_simple', 0, i).slice(0, 12).map(fmt).join(' + ') +
+          (T > 12 ? ' + …' : '') +
+          ' = ' +
+          V,
+      );
     } else if (id === 'masked_simple_norm') {
-      lines.push('masked_simple' + ij + ' / row_sums[' + i + '] = ' + get('masked_simple') + ' / ' + get('row_sums', 0) + ' = ' + V);
+      lines.push(
+        'masked_simple' +
+          ij +
+          ' / row_sums[' +
+          i +
+          '] = ' +
+          get('masked_simple') +
+          ' / ' +
+          get('row_sums', 0) +
+          ' = ' +
+          V,
+      );
     } else if (id === 'masked') {
-      lines.push(j > i ? '−∞: j > i, key ' + tok(j) + ' comes after query ' + tok(i) + '.' : 'j ≤ i: attn_scores' + ij + ' = ' + V + ' is kept.');
+      lines.push(
+        j > i
+          ? '−∞: j > i, key ' + tok(j) + ' comes after query ' + tok(i) + '.'
+          : 'j ≤ i: attn_scores' + ij + ' = ' + V + ' is kept.',
+      );
     } else if (isDropout(id)) {
       var w = id === 'dropout_example' ? 1 : at(wt, 'attn_weights_causal', 0, i, j);
-      lines.push(!cfg.train ? 'Eval mode: dropout is the identity, ' + V + '.' : !p ? 'p = 0: dropout keeps everything, ' + V + '.' :
-        at(wt, 'dropout_example', 0, i, j) ? 'Kept: ' + fmt(w) + ' × 1/(1−p) = ' + fmt(w) + ' × ' + f32(1 / (1 - p)) + ' = ' + V :
-        'Dropped (p = ' + p + '): ' + fmt(w) + ' becomes 0.', 'Generator: ' + cfg.rng + ', torch.manual_seed(' + cfg.seed_dropout + ').');
+      lines.push(
+        !cfg.train
+          ? 'Eval mode: dropout is the identity, ' + V + '.'
+          : !p
+            ? 'p = 0: dropout keeps everything, ' + V + '.'
+            : at(wt, 'dropout_example', 0, i, j)
+              ? 'Kept: ' + fmt(w) + ' × 1/(1−p) = ' + fmt(w) + ' × ' + f32(1 / (1 - p)) + ' = ' + V
+              : 'Dropped (p = ' + p + '): ' + fmt(w) + ' becomes 0.',
+        'Generator: ' + cfg.rng + ', torch.manual_seed(' + cfg.seed_dropout + ').',
+      );
     } else if (id === 'context_vecs') {
-      lines.push('ca(batch) repeats sections 1 to 3 (and dropout p = ' + cfg.class_dropout + ') with its own weights ca.W_*, on batch element ' + b + ', token ' + tok(i) + ', output feature ' + j + '.');
+      lines.push(
+        'ca(batch) repeats sections 1 to 3 (and dropout p = ' +
+          cfg.class_dropout +
+          ') with its own weights ca.W_*, on batch element ' +
+          b +
+          ', token ' +
+          tok(i) +
+          ', output feature ' +
+          j +
+          '.',
+      );
     }
     lines.push('float32 value: ' + (isFinite(v) ? f32(v) : V));
     var fragment = (doc = doc || document).createDocumentFragment();
-    lines.forEach(function (line) { fragment.appendChild(el(doc, 'p', '', line)); });
+    lines.forEach(function (line) {
+      fragment.appendChild(el(doc, 'p', '', line));
+    });
     return fragment;
   }
 
@@ -493,17 +867,37 @@
    *  behind a score, the row of weights and the column of values behind a context value... */
   function operands(id, i, j) {
     var qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
-    return qkv ? [['inputs', 'row', i], ['W_' + qkv, 'row', j]] : ({
-      attn_scores: [['queries', 'row', i], ['keys', 'row', j]],
-      attn_weights: [['attn_scores', 'row', i]],
-      context_vec: [['attn_weights', 'row', i], ['values', 'col', j]],
-      masked_simple: [['attn_weights', 'row', i], ['mask_simple', 'row', i]],
-      row_sums: [['masked_simple', 'row', i]],
-      masked_simple_norm: [['masked_simple', 'row', i], ['row_sums', 'row', i]],
-      masked: [['attn_scores', 'row', i]],
-      attn_weights_causal: [['masked', 'row', i]],
-      attn_weights_dropped: [['attn_weights_causal', 'row', i], ['dropout_example', 'row', i]]
-    }[id] || []);
+    return qkv
+      ? [
+          ['inputs', 'row', i],
+          ['W_' + qkv, 'row', j],
+        ]
+      : {
+          attn_scores: [
+            ['queries', 'row', i],
+            ['keys', 'row', j],
+          ],
+          attn_weights: [['attn_scores', 'row', i]],
+          context_vec: [
+            ['attn_weights', 'row', i],
+            ['values', 'col', j],
+          ],
+          masked_simple: [
+            ['attn_weights', 'row', i],
+            ['mask_simple', 'row', i],
+          ],
+          row_sums: [['masked_simple', 'row', i]],
+          masked_simple_norm: [
+            ['masked_simple', 'row', i],
+            ['row_sums', 'row', i],
+          ],
+          masked: [['attn_scores', 'row', i]],
+          attn_weights_causal: [['masked', 'row', i]],
+          attn_weights_dropped: [
+            ['attn_weights_causal', 'row', i],
+            ['dropout_example', 'row', i],
+          ],
+        }[id] || [];
   }
 
   /** Hover/focus highlights a cell's row and column; click, Enter or Space picks it (onPick);
@@ -511,39 +905,73 @@
   function bind(root, onPick) {
     var lit = [];
     function light(cell) {
-      lit.forEach(function (c) { c.classList.remove('hl'); });
+      lit.forEach(function (c) {
+        c.classList.remove('hl');
+      });
       lit = [];
       if (!cell) return;
-      var tr = cell.parentNode, rows = tr.parentNode.parentNode.rows;
+      var tr = cell.parentNode,
+        rows = tr.parentNode.parentNode.rows;
       for (var k = 0; k < rows.length; k++) lit.push(rows[k].cells[cell.cellIndex]);
       lit.push.apply(lit, tr.cells);
-      lit.forEach(function (c) { c.classList.add('hl'); });
+      lit.forEach(function (c) {
+        c.classList.add('hl');
+      });
     }
-    function cellOf(e) { var c = e.target.closest && e.target.closest('td[data-col]'); return c && root.contains(c) ? c : null; }
+    function cellOf(e) {
+      var c = e.target.closest && e.target.closest('td[data-col]');
+      return c && root.contains(c) ? c : null;
+    }
     // Only a mouse or keys light row and column: a tap would leave them lit (no pointer leaves).
     var touched = false;
-    root.addEventListener('pointerdown', function (e) { touched = e.pointerType !== 'mouse'; });
-    root.addEventListener('keydown', function () { touched = false; }, true);
-    root.addEventListener('pointerover', function (e) { if (e.pointerType === 'mouse') light(cellOf(e)); });
+    root.addEventListener('pointerdown', function (e) {
+      touched = e.pointerType !== 'mouse';
+    });
+    root.addEventListener(
+      'keydown',
+      function () {
+        touched = false;
+      },
+      true,
+    );
+    root.addEventListener('pointerover', function (e) {
+      if (e.pointerType === 'mouse') light(cellOf(e));
+    });
     if (CA.draw) CA.draw.bind(root);
-    root.addEventListener('mouseleave', function () { light(); });
-    root.addEventListener('focusin', function (e) { light(touched ? null : cellOf(e)); });
-    root.addEventListener('click', function (e) { var c = cellOf(e); if (c) onPick(c); });
+    root.addEventListener('mouseleave', function () {
+      light();
+    });
+    root.addEventListener('focusin', function (e) {
+      light(touched ? null : cellOf(e));
+    });
+    root.addEventListener('click', function (e) {
+      var c = cellOf(e);
+      if (c) onPick(c);
+    });
     root.addEventListener('keydown', function (e) {
-      var cell = cellOf(e), key = e.key, row = cell && cell.parentNode, next, other;
+      var cell = cellOf(e),
+        key = e.key,
+        row = cell && cell.parentNode,
+        next,
+        other;
       if (!cell) return;
       if (key === 'Enter' || key === ' ') next = cell;
       else if (key === 'ArrowRight') next = cell.nextElementSibling;
       else if (key === 'ArrowLeft') next = cell.previousElementSibling;
       else if (key === 'Home') next = row.cells[1];
       else if (key === 'End') next = row.cells[row.cells.length - 1];
-      else if (key === 'ArrowDown' || key === 'ArrowUp') next = (other = row[key === 'ArrowUp' ? 'previousElementSibling' : 'nextElementSibling']) && other.cells[cell.cellIndex];
+      else if (key === 'ArrowDown' || key === 'ArrowUp')
+        next =
+          (other = row[key === 'ArrowUp' ? 'previousElementSibling' : 'nextElementSibling']) &&
+          other.cells[cell.cellIndex];
       else return;
       e.preventDefault();
       if (next === cell) onPick(cell);
       else if (next && next.dataset.col) {
         // One tab stop per table: a clicked cell was not the stop, so clear whichever was.
-        row.parentNode.parentNode.querySelectorAll('td[tabindex="0"]').forEach(function (c) { c.tabIndex = -1; });
+        row.parentNode.parentNode.querySelectorAll('td[tabindex="0"]').forEach(function (c) {
+          c.tabIndex = -1;
+        });
         cell.tabIndex = -1;
         next.tabIndex = 0;
         next.focus();
@@ -554,14 +982,45 @@
   /** A box whose table is wider than it says so: data-more names the edge(s) it continues past
    *  (the stylesheet fades them). hints(root) after a render or resize; watchHints(root) once. */
   function hint(box) {
-    var left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    var left = box.scrollLeft > 1,
+      right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
     else delete box.dataset.more;
   }
-  function hints(root) { root.querySelectorAll('.scroll').forEach(hint); }
+  function hints(root) {
+    root.querySelectorAll('.scroll').forEach(hint);
+  }
   function watchHints(root) {
-    root.addEventListener('scroll', function (e) { if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target); }, true);
+    root.addEventListener(
+      'scroll',
+      function (e) {
+        if (e.target.classList && e.target.classList.contains('scroll')) hint(e.target);
+      },
+      true,
+    );
   }
 
-  CA.render = { hints: hints, watchHints: watchHints, fmt: fmt, f32: f32, parseNumber: parseNumber, stage: stage, update: update, isBig: isBig, sliceName: sliceName, part: part, table: table, explain: explain, marks: marks, operands: operands, torchFormat: torchFormat, scale: scale, bind: bind, maxDiff: maxDiff, at: at, matrix: matrix, byId: byId };
+  CA.render = {
+    hints: hints,
+    watchHints: watchHints,
+    fmt: fmt,
+    f32: f32,
+    parseNumber: parseNumber,
+    stage: stage,
+    update: update,
+    isBig: isBig,
+    sliceName: sliceName,
+    part: part,
+    table: table,
+    explain: explain,
+    marks: marks,
+    operands: operands,
+    torchFormat: torchFormat,
+    scale: scale,
+    bind: bind,
+    maxDiff: maxDiff,
+    at: at,
+    matrix: matrix,
+    byId: byId,
+  };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

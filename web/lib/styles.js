@@ -13,11 +13,26 @@
   // dark: larger = brighter; in both "the further from the page's colour, the larger".
   // --cs, --cd (sequential, diverging) and --dir: where the cells' text turns from black to
   // white (flipped in the dark theme), each side ≥ 4.5:1 (computed from the stops in oklab).
-  var LIGHT = { s0: '#fbf8dc', s1: '#4f93a0', s2: '#0d2a61', c0: '#f7f7f7', p1: '#6fa6d6', p2: '#0b3d7a', n1: '#e3906c', n2: '#7a1a12' };
-  var light = '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
-    Object.keys(LIGHT).map(function (k) { return '--' + k + ':' + LIGHT[k] + ';'; }).join('') +
+  var LIGHT = {
+    s0: '#fbf8dc',
+    s1: '#4f93a0',
+    s2: '#0d2a61',
+    c0: '#f7f7f7',
+    p1: '#6fa6d6',
+    p2: '#0b3d7a',
+    n1: '#e3906c',
+    n2: '#7a1a12',
+  };
+  var light =
+    '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
+    Object.keys(LIGHT)
+      .map(function (k) {
+        return '--' + k + ':' + LIGHT[k] + ';';
+      })
+      .join('') +
     '--cs:.6;--cd:.7;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.16);color-scheme:light';
-  var dark = '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
+  var dark =
+    '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
     '--s0:#1c2131;--s1:#3a8a8c;--s2:#fde95a;--c0:#1c2131;--p1:#3a74b0;--p2:#c4e2ff;--n1:#b0603f;--n2:#ffd0ba;' +
     '--cs:.45;--cd:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
   // The host's hooks (README, Embedding): --ca-fg, --ca-bg, --ca-accent, --ca-border override
@@ -25,13 +40,16 @@
   // into the shadow root, nothing else from the host does.
   var HOOKS = { fg: 'fg', bg: 'bg', accent: 'accent', line: 'border' };
   function hooked(theme) {
-    return theme.replace(/--(fg|bg|accent|line):([^;]+)/g, function (_, k, v) { return '--' + k + ':var(--ca-' + HOOKS[k] + ',' + v + ')'; });
+    return theme.replace(/--(fg|bg|accent|line):([^;]+)/g, function (_, k, v) {
+      return '--' + k + ':var(--ca-' + HOOKS[k] + ',' + v + ')';
+    });
   }
   light = hooked(light);
   dark = hooked(dark);
   // theme="inherit": the host's text colour, font and size, its background showing through;
   // the greys are mixed from the text colour, so they suit a light and a dark host alike.
-  var inherit = '--fg:var(--ca-fg,currentColor);--bg:var(--ca-bg,transparent);--muted:color-mix(in srgb,currentColor 72%,transparent);' +
+  var inherit =
+    '--fg:var(--ca-fg,currentColor);--bg:var(--ca-bg,transparent);--muted:color-mix(in srgb,currentColor 72%,transparent);' +
     '--line:var(--ca-border,color-mix(in srgb,currentColor 28%,transparent));--soft:color-mix(in srgb,currentColor 7%,transparent);' +
     '--hatch:color-mix(in srgb,currentColor 22%,transparent);' +
     'color:var(--ca-fg,inherit);font-family:var(--ca-font,inherit);font-size:inherit;--ca-size:var(--ca-font-size,1em)';
@@ -116,14 +134,31 @@
     // A narrow box (a phone): compact digits, row labels stay in sight while the table scrolls
     // (px: the widget's sheet turns rem into var(), which a container query cannot hold).
     '@container (max-width:512px){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
-    '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}'
+    '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}',
   ].join('\n');
 
   /** A cell's light-theme colours for exports (canvas takes color-mix): the shading of
    *  --v = v on the sequential (seq) or diverging scale (neg: below 0), and its text colour. */
   CA.shade = function (v, seq, neg) {
-    var e = seq ? [LIGHT.s0, LIGHT.s1, LIGHT.s2] : [LIGHT.c0, LIGHT[neg ? 'n1' : 'p1'], LIGHT[neg ? 'n2' : 'p2']], t = ' ' + v * 100 + '%,';
-    return { bg: 'color-mix(in oklab,color-mix(in oklab,' + e[2] + t + e[1] + ')' + t + 'color-mix(in oklab,' + e[1] + t + e[0] + '))', fg: v > (seq ? 0.6 : 0.7) ? '#fff' : '#000' };
+    var e = seq
+        ? [LIGHT.s0, LIGHT.s1, LIGHT.s2]
+        : [LIGHT.c0, LIGHT[neg ? 'n1' : 'p1'], LIGHT[neg ? 'n2' : 'p2']],
+      t = ' ' + v * 100 + '%,';
+    return {
+      bg:
+        'color-mix(in oklab,color-mix(in oklab,' +
+        e[2] +
+        t +
+        e[1] +
+        ')' +
+        t +
+        'color-mix(in oklab,' +
+        e[1] +
+        t +
+        e[0] +
+        '))',
+      fg: v > (seq ? 0.6 : 0.7) ? '#fff' : '#000',
+    };
   };
 
   var sheets = {};
@@ -135,10 +170,21 @@
     if (!sheets[kind]) {
       if (forWidget) {
         // A <length> property holds px, not "1em", so nested sizes do not compound.
-        try { CSS.registerProperty({ name: '--ca-size', syntax: '<length>', inherits: true, initialValue: '16px' }); } catch (e) { /* registered */ }
+        try {
+          CSS.registerProperty({
+            name: '--ca-size',
+            syntax: '<length>',
+            inherits: true,
+            initialValue: '16px',
+          });
+        } catch (e) {
+          /* registered */
+        }
       }
       sheets[kind] = new CSSStyleSheet();
-      sheets[kind].replaceSync(forWidget ? CA.css.replace(/(\d*\.?\d+)rem/g, 'calc($1 * var(--ca-size))') : CA.css);
+      sheets[kind].replaceSync(
+        forWidget ? CA.css.replace(/(\d*\.?\d+)rem/g, 'calc($1 * var(--ca-size))') : CA.css,
+      );
     }
     return sheets[kind];
   };

@@ -10,8 +10,13 @@
 
   // One run: {result: {config, stages}, ms: time of api.run, memory: wasm bytes} or {error}.
   function runHere(api, config, options) {
-    var t0 = performance.now(), result;
-    try { result = api.run(config, options); } catch (e) { return { error: e.message }; }
+    var t0 = performance.now(),
+      result;
+    try {
+      result = api.run(config, options);
+    } catch (e) {
+      return { error: e.message };
+    }
     return { result: result, ms: performance.now() - t0, memory: api.memoryBytes() };
   }
 
@@ -21,23 +26,40 @@
       CA.load().then(function (api) {
         var out = runHere(api, msg.config, msg.options);
         out.id = msg.id;
-        root.postMessage(out, out.result ? out.result.stages.map(function (s) { return s.data.buffer; }) : []);
+        root.postMessage(
+          out,
+          out.result
+            ? out.result.stages.map(function (s) {
+                return s.data.buffer;
+              })
+            : [],
+        );
       });
     };
     return;
   }
 
   // This script's own URL, known only while it first runs.
-  var self = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : '';
+  var self =
+    typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : '';
 
   /** A runner: run(config, options) resolves to {result, ms, memory, where: 'worker' | 'main'}
    *  or rejects with the core's Error. Replies come in request order. */
   CA.runner = function () {
-    var worker = null, pending = {}, next = 0, broken = !self;
+    var worker = null,
+      pending = {},
+      next = 0,
+      broken = !self;
     function onMain(config, options) {
-      return new Promise(function (resolve) { setTimeout(resolve, 30); }) // let the progress paint
-        .then(function () { return CA.load(); })
-        .then(function (api) { return settle(runHere(api, config, options), 'main'); });
+      return new Promise(function (resolve) {
+        setTimeout(resolve, 30);
+      }) // let the progress paint
+        .then(function () {
+          return CA.load();
+        })
+        .then(function (api) {
+          return settle(runHere(api, config, options), 'main');
+        });
     }
     function settle(out, where) {
       if (out.error !== undefined) throw new Error(out.error);
@@ -56,11 +78,20 @@
       });
     }
     function start() {
-      try { worker = new Worker(self); } catch (e) { broken = true; return null; }
+      try {
+        worker = new Worker(self);
+      } catch (e) {
+        broken = true;
+        return null;
+      }
       worker.onmessage = function (e) {
         var p = pending[e.data.id];
         delete pending[e.data.id];
-        try { p.resolve(settle(e.data, 'worker')); } catch (err) { p.reject(err); }
+        try {
+          p.resolve(settle(e.data, 'worker'));
+        } catch (err) {
+          p.reject(err);
+        }
       };
       worker.onerror = fail;
       return worker;
@@ -75,7 +106,9 @@
         });
       },
       /** 'worker' when runs go to a Worker, 'main' when they fall back to the main thread. */
-      get mode() { return broken ? 'main' : 'worker'; }
+      get mode() {
+        return broken ? 'main' : 'worker';
+      },
     };
   };
 })(typeof globalThis !== 'undefined' ? globalThis : this);
