@@ -3,6 +3,8 @@
 // text and no strtod in the module), so the JS API and the CLI share one reader and one
 // set of messages. Errors come back as {error: message}, never as a C++ exception crossing
 // into JS (that leaks wasm stack on every throw); web/lib/api.js throws them as Errors.
+// web/lib/api.js first copies the caller's object into plain data (no getters, no proxies),
+// so no JS exception can unwind these C++ frames either.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -12,10 +14,13 @@
 #include <string>
 #include <vector>
 
+
+#include "config.hpp"
 #include "config_json.hpp"
 #include "presets.hpp"
 #include "json.hpp"
 #include "stages.hpp"
+#include "text.hpp"
 #include "walkthrough.hpp"
 
 using ca::json::Value;
@@ -23,41 +28,138 @@ using emscripten::val;
 
 namespace {
 
-constexpr int kMaxDepth = 8;  // a configuration nests 3 deep; cyclic objects stop here
+// Limits checked while converting, before anything is copied: no valid configuration comes
+// near them, and a cyclic, deep or huge object stops here within milliseconds.
+constexpr int kMaxDepth = 8;  // a configuration nests 3 deep: {inputs: [[x]]}
+constexpr std::size_t kMaxItems = std::max(ca::kMaxTokens, ca::kMaxDim);  // per array / object
+constexpr std::size_t kMaxNumbers =  // in rows of numbers (Float64Array, read in bulk)
+    std::size_t{ca::kMaxTokens} * ca::kMaxDim;
+constexpr std::size_t kMaxValues = 4 * ca::kMaxTokens + 64;  // other elements and keys in all
+constexpr std::size_t kMaxStringBytes = ca::kMaxTokens * ca::kMaxTokenLength + 4096;
 
-Value from_js(const val& v, int depth) {
-  Value out;
-  const std::string type = v.typeOf().as<std::string>();
-  if (type == "number") return ca::json::make_number(v.as<double>());
-  if (type == "bigint") {  // exact integers beyond 2^53, e.g. seeds up to 2^64 - 1
-    return ca::json::make_number(val::global("Number")(v).as<double>(),
-                                 v.call<std::string>("toString"));
+// A JS value read into the core's JSON document under the limits above. On failure `error`
+// holds the problem and `where` the path to it ("tokens"[3]), built while unwinding.
+class Reader {
+ public:
+  static std::string too_many(std::size_t n, const char* what) {
+    return ca::cat({"has ", ca::decimal(n), " ", what, "; at most ", ca::decimal(kMaxItems),
+                    " are supported"});
   }
-  if (type == "string") return ca::json::make_string(v.as<std::string>());
-  if (type == "boolean") return ca::json::make_bool(v.as<bool>());
-  if (type != "object" || v.isNull() || depth > kMaxDepth) return out;  // null
-  if (v.isArray()) {
+
+  bool read(const val& v, int depth, Value& out) {
+    const std::string type = v.typeOf().as<std::string>();
+    if (type == "number") {
+      out = ca::json::make_number(v.as<double>());
+    } else if (type == "bigint") {  // exact integers beyond 2^53, e.g. seeds up to 2^64 - 1
+      out = ca::json::make_number(val::global("Number")(v).as<double>(),
+                                  v.call<std::string>("toString"));
+    } else if (type == "string") {
+      return string(v, out.text) && (out.kind = Value::Kind::String, true);
+    } else if (type == "boolean") {
+      out = ca::json::make_bool(v.as<bool>());
+    } else if (type == "object" && !v.isNull()) {
+      if (depth >= kMaxDepth) {
+        return fail(cat("is nested too deeply: a configuration has at most ", kMaxDepth,
+                        " levels (is the object cyclic?)"));
+      }
+      if (v.instanceof(val::global("Float64Array"))) return numbers(v, out);
+      return v.isArray() ? array(v, depth, out) : object(v, depth, out);
+    }  // else null: undefined, symbols and functions too
+    return true;
+  }
+
+  // The message for the configuration `root` failed on, or "".
+  std::string message() const {
+    return where_.empty() ? "the configuration " + error_ : where_ + " " + error_;
+  }
+
+ private:
+  std::string error_, where_;
+  std::size_t values_ = 0, numbers_ = 0, string_bytes_ = 0;
+
+  static std::string cat(const char* a, std::size_t n, const char* b) {
+    return ca::cat({a, ca::decimal(n), b});
+  }
+  bool fail(std::string error) {
+    error_ = std::move(error);
+    return false;
+  }
+  bool count(std::size_t n, const char* what) {
+    if (n > kMaxItems) return fail(too_many(n, what));
+    values_ += n;
+    if (values_ > kMaxValues) {
+      return fail(cat("makes the configuration hold more than ", kMaxValues,
+                      " array elements and keys"));
+    }
+    return true;
+  }
+  // A UTF-16 string never has more code units than its UTF-8 bytes: checked before copying.
+  bool string(const val& v, std::string& out) {
+    const std::size_t units = v["length"].as<std::size_t>();
+    if (units > kMaxStringBytes - string_bytes_ ||
+        (out = v.as<std::string>()).size() > kMaxStringBytes - string_bytes_) {
+      return fail(cat("makes the configuration's strings longer than ", kMaxStringBytes,
+                      " bytes in all"));
+    }
+    string_bytes_ += out.size();
+    return true;
+  }
+  // A row of numbers that web/lib/api.js packed into a Float64Array: copied in one go.
+  bool numbers(const val& v, Value& out) {
     out.kind = Value::Kind::Array;
-    const unsigned n = v["length"].as<unsigned>();
-    for (unsigned i = 0; i < n; ++i) out.items.push_back(from_js(v[i], depth + 1));
-    return out;
+    const std::size_t n = v["length"].as<std::size_t>();
+    if (n > kMaxItems) return fail(too_many(n, "elements"));
+    if ((numbers_ += n) > kMaxNumbers) {
+      return fail(cat("makes the configuration hold more than ", kMaxNumbers, " numbers"));
+    }
+    for (const double x : emscripten::convertJSArrayToNumberVector<double>(v)) {
+      out.items.push_back(ca::json::make_number(x));
+    }
+    return true;
   }
-  out.kind = Value::Kind::Object;
-  const val keys = val::global("Object").call<val>("keys", v);
-  const unsigned n = keys["length"].as<unsigned>();
-  for (unsigned i = 0; i < n; ++i) {
-    const std::string key = keys[i].as<std::string>();
-    const val item = v[key];
-    if (!item.isUndefined()) out.members.emplace_back(key, from_js(item, depth + 1));
+  bool array(const val& v, int depth, Value& out) {
+    out.kind = Value::Kind::Array;
+    const std::size_t n = v["length"].as<std::size_t>();
+    if (!count(n, "elements")) return false;
+    out.items.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!read(v[i], depth + 1, out.items[i])) return within("[" + ca::decimal(i) + "]");
+    }
+    return true;
   }
-  return out;
-}
+  bool object(const val& v, int depth, Value& out) {
+    out.kind = Value::Kind::Object;
+    const val keys = val::global("Object").call<val>("keys", v);
+    const std::size_t n = keys["length"].as<std::size_t>();
+    if (n > kMaxItems) return fail(cat("has more than ", kMaxItems, " keys"));
+    if (!count(n, "keys")) return false;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string key;
+      if (!string(keys[i], key)) return false;
+      const val item = v[key];
+      if (item.isUndefined()) continue;  // {d_out: undefined} leaves the default
+      out.members.emplace_back(key, Value{});
+      if (!read(item, depth + 1, out.members.back().second)) {
+        return within(depth == 0 ? ca::json::quote(key) : "[" + ca::json::quote(key) + "]");
+      }
+    }
+    return true;
+  }
+  bool within(const std::string& segment) {
+    where_ = segment + where_;
+    return false;
+  }
+};
 
-val to_js(const Value& v) {
+// `exact`: a seed, returned as a BigInt when a double cannot hold it (beyond 2^53).
+val to_js(const Value& v, bool exact = false) {
   switch (v.kind) {
     case Value::Kind::Bool:
       return val(v.boolean);
     case Value::Kind::Number:
+      if (exact && !v.text.empty() && !(v.number >= -0x1p53 && v.number <= 0x1p53)) {
+        return val::global("BigInt")(v.text);
+      }
       return val(v.number);
     case Value::Kind::String:
       return val(v.text);
@@ -68,7 +170,7 @@ val to_js(const Value& v) {
     }
     case Value::Kind::Object: {
       val o = val::object();
-      for (const auto& [key, item] : v.members) o.set(key, to_js(item));
+      for (const auto& [key, item] : v.members) o.set(key, to_js(item, key.rfind("seed", 0) == 0));
       return o;
     }
     case Value::Kind::Null:
@@ -87,9 +189,13 @@ val to_float32_array(const ca::Tensor& t) {
 // Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
 val run(const val& config, const val& options) {
   val result = val::object();
-  Value doc = from_js(config, 0);
+  Value doc, opts;
+  Reader reader;
+  if (!reader.read(config, 0, doc) || !reader.read(options, 0, opts)) {
+    result.set("error", reader.message());
+    return result;
+  }
   std::vector<std::string> wanted;
-  const Value opts = from_js(options, 0);
   for (const auto& [key, v] : opts.members) {
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
@@ -181,6 +287,23 @@ val presets() {
     out.set(i++, item);
   }
   return out;
+
+}
+
+// The limits of Reader, for web/lib/api.js's copy of the caller's object.
+val reader_limits() {
+  val o = val::object();
+  o.set("depth", kMaxDepth);
+  o.set("items", kMaxItems);
+  o.set("values", kMaxValues);
+  o.set("numbers", kMaxNumbers);
+  o.set("stringBytes", kMaxStringBytes);
+  return o;
+}
+
+// The message for an array of n elements at `where`, too long to copy (web/lib/api.js).
+std::string too_many_elements(const std::string& where, std::size_t n) {
+  return where + " " + Reader::too_many(n, "elements");
 }
 
 std::size_t heap_in_use() { return mallinfo().uordblks; }
@@ -195,6 +318,8 @@ EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);
   emscripten::function("defaultTokens", &default_tokens);
+  emscripten::function("readerLimits", &reader_limits);
+  emscripten::function("tooManyElements", &too_many_elements);
   emscripten::function("heapInUse", &heap_in_use);
   emscripten::function("memoryBytes", &memory_bytes);
 }

@@ -14,10 +14,138 @@
     return Object.freeze(o);
   }
 
+  // A getter or proxy trap that threw while the caller's object was read (cause), or an array
+  // too long to copy (length); `where` is the path to it, built while unwinding.
+  function Stop(cause, length) {
+    this.cause = cause;
+    this.length = length;
+    this.where = '';
+  }
+  function stopError(e, m) {
+    var what;
+    if (e.length !== undefined)
+      return new Error(m.tooManyElements(e.where || 'the configuration', e.length));
+    try {
+      what = e.cause instanceof Error ? e.cause.name + ': ' + e.cause.message : String(e.cause);
+    } catch (again) {
+      what = 'an exception';
+    }
+    return new Error(
+      (e.where || 'the configuration') + ' could not be read (it threw ' + what + ')',
+      {
+        cause: e.cause,
+      },
+    );
+  }
+
+  // A plain-data copy of the caller's configuration: own enumerable keys, arrays and typed
+  // arrays as arrays (rows of numbers as Float64Array, which the module reads in bulk), no
+  // getters or proxies left, so that reading it in C++ (bindings.cpp) cannot throw and unwind
+  // wasm frames. It counts as the module does and, where a limit is exceeded, stops and puts a
+  // stand-in that the module rejects with its own message: too many numbers or keys, or an
+  // array too deep. An array too long to copy stops here, with the module's message.
+  function plainCopy(config, m, limits) {
+    var values = 0,
+      numbers = 0,
+      stopped = false;
+    function attempt(f, a, b) {
+      try {
+        return f(a, b);
+      } catch (e) {
+        throw new Stop(e);
+      }
+    }
+    function get(o, k) {
+      return o[k];
+    }
+    function kind(v) {
+      if (Array.isArray(v)) return 'array';
+      return ArrayBuffer.isView(v) && !(v instanceof DataView) ? 'typed' : 'object';
+    }
+    function inside(where, f, a, b) {
+      try {
+        return f(a, b);
+      } catch (e) {
+        if (e instanceof Stop) e.where = where + e.where;
+        throw e;
+      }
+    }
+    function packed(n) {
+      if ((numbers += n) > limits.numbers) stopped = true;
+      return stopped ? new Float64Array(n) : null;
+    }
+    function copy(v, depth) {
+      var t = typeof v,
+        out,
+        n,
+        i,
+        raw,
+        isList;
+      if (stopped) return undefined;
+      if (t === 'number' || t === 'string' || t === 'boolean' || t === 'bigint') return v;
+      if (t !== 'object') return undefined; // symbols and functions are left out, like JSON
+      if (v === null) return null;
+      if (depth >= limits.depth) return ((stopped = true), []);
+      isList = attempt(kind, v);
+      if (isList !== 'object') {
+        n = attempt(get, v, 'length');
+        n = typeof n === 'number' ? n >>> 0 : 0;
+        if (n > limits.items) throw new Stop(null, n);
+        raw = [];
+        for (i = 0; i < n; i++) {
+          raw.push(
+            inside(
+              '[' + i + ']',
+              function (k) {
+                return attempt(get, v, k);
+              },
+              i,
+            ),
+          );
+        }
+        if (
+          raw.every(function (x) {
+            return typeof x === 'number';
+          })
+        ) {
+          return packed(n) || Float64Array.from(raw);
+        }
+        if ((values += n) > limits.values) return ((stopped = true), new Array(n));
+        out = new Array(n);
+        for (i = 0; i < n && !stopped; i++) out[i] = inside('[' + i + ']', copy, raw[i], depth + 1);
+        return out;
+      }
+      var keys = attempt(Object.keys, v);
+      n = Math.min(keys.length, limits.items + 1);
+      out = Object.create(null); // a key "__proto__" stays a key
+      if (n > limits.items || (values += n) > limits.values) {
+        for (stopped = true, i = 0; i < n; i++) out[keys[i]] = undefined;
+        return out;
+      }
+      keys.forEach(function (key) {
+        var where = depth ? '[' + JSON.stringify(key) + ']' : JSON.stringify(key);
+        out[key] = inside(
+          where,
+          function (k) {
+            return copy(attempt(get, v, k), depth + 1);
+          },
+          key,
+        );
+      });
+      return out;
+    }
+    try {
+      return copy(config, 0);
+    } catch (e) {
+      throw e instanceof Stop ? stopError(e, m) : e;
+    }
+  }
+
   function wrap(m) {
     var ids = Object.freeze(m.stageIds()),
       table = freeze(m.stageTable()),
-      info = {};
+      info = {},
+      reader = m.readerLimits();
     var presets = {};
     m.presets().forEach(function (p) {
       presets[p.name] = p;
@@ -46,7 +174,7 @@
       // options: {stages: [ids]} computes only what those stages need; {preset: name} starts
       // from a preset's configuration (and its stages).
       run: function (config, options) {
-        var r = m.run(config === undefined ? {} : config, options === undefined ? {} : options);
+        var r = m.run(plainCopy(config === undefined ? {} : config, m, reader), plainCopy(options === undefined ? {} : options, m, reader));
         if (r.error !== undefined) throw new Error(r.error);
         return r;
       },
@@ -75,7 +203,8 @@
   /** Loads the module once; every call returns the same promise. */
   ns.load = function () {
     if (!loading) {
-      loading = wasmBinary()
+      loading = Promise.resolve() // a browser without DecompressionStream rejects, never throws
+        .then(wasmBinary)
         .then(function (buffer) {
           return factory({ wasmBinary: new Uint8Array(buffer) });
         })
