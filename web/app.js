@@ -237,6 +237,7 @@
 
   // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
   // takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
+  var WORKER_BUDGET = 20; // a Worker may take 20 times the main thread's budget (~12 s)
   function heavy(c) {
     var x = c.inputs,
       T = x && x.randn ? x.randn[0] : x ? x.length : 6,
@@ -247,8 +248,11 @@
   // Runs config c; done(res) now for small configs, later (from a Worker) for heavy ones,
   // where only the newest request's result is shown. fail(message) on an invalid config.
   function compute(c, done, fail) {
-    var ticket = ++computing;
+    var ticket = ++computing,
+      // Sizes that would keep even a Worker busy too long are refused (lib/budget.js).
+      tooBig = CA.budget.check(c, heavy(c) ? WORKER_BUDGET : 1);
     queued = null;
+    if (tooBig) return fail(tooBig);
     if (!heavy(c)) {
       var res;
       try {

@@ -15,34 +15,41 @@
   doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
   doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
 
+  // A link that is not valid (bad percent-encoding, bad JSON, not an object) shows the book
+  // with the same message as index.html.
+  var status = doc.createElement('p');
+  status.className = 'err';
+  status.setAttribute('role', 'status');
+  demo.parentNode.insertBefore(status, demo);
+
   function show() {
-    var text = decodeURIComponent(location.hash.slice(1)),
-      state,
+    var state,
+      msg = '',
       styled = false;
     try {
       state = CausalAttention.hash.parse(location.hash);
+      if (!state || state.constructor !== Object) throw new Error('not a JSON object');
     } catch (e) {
-      demo.setAttribute('config', text); // the widget reports the JSON error
-      return;
+      msg = 'Invalid link (' + e.message + '): showing the book instead.';
+      state = {};
     }
-    if (state && state.constructor === Object) {
-      Object.keys(LOOK).forEach(function (key) {
-        // styles set from JS: allowed by a strict CSP
-        doc.body.style[LOOK[key]] =
-          key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
-        styled = styled || key in state;
-        delete state[key];
-      });
-      if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
-      OPTIONS.forEach(function (key) {
-        var v = state[key];
-        delete state[key];
-        if (v === undefined) demo.removeAttribute(key);
-        else
-          demo.setAttribute(key, Array.isArray(v) ? v.join(',') : v === false ? 'off' : String(v));
-      });
-    }
-    demo.setAttribute('config', JSON.stringify(state));
+    status.textContent = msg;
+    status.hidden = !msg;
+    Object.keys(LOOK).forEach(function (key) {
+      // styles set from JS: allowed by a strict CSP
+      doc.body.style[LOOK[key]] =
+        key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
+      styled = styled || key in state;
+      delete state[key];
+    });
+    if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
+    OPTIONS.forEach(function (key) {
+      var v = state[key];
+      delete state[key];
+      if (v === undefined) demo.removeAttribute(key);
+      else demo.setAttribute(key, Array.isArray(v) ? v.join(',') : v === false ? 'off' : String(v));
+    });
+    demo.setAttribute('config', CausalAttention.json.stringify(state));
   }
 
   function reportHeight() {

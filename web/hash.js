@@ -43,7 +43,7 @@
   /** The hash (with or without "#") as an object: configuration keys and page keys (stage, lecture). */
   function parse(hash) {
     hash = String(hash || '').replace(/^#/, '');
-    if (/^(\{|%7B)/i.test(hash)) return JSON.parse(dec(hash)); // an old link: JSON
+    if (/^(\{|%7B)/i.test(hash)) return ((root.CausalAttention || {}).json || JSON).parse(dec(hash)); // an old link: JSON, big seeds exact
     var out = {};
     hash.split('&').forEach(function (pair) {
       if (!pair) return;

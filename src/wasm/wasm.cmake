@@ -34,6 +34,9 @@ target_link_options(causal-attention-module PRIVATE
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
   ${CMAKE_SOURCE_DIR}/web/lib/worker.js
+  ${CMAKE_SOURCE_DIR}/web/lib/json.js
+  ${CMAKE_SOURCE_DIR}/web/lib/budget.js
+  ${CMAKE_SOURCE_DIR}/web/lib/nonfinite.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
   ${CMAKE_SOURCE_DIR}/web/lib/heatmap.js
   ${CMAKE_SOURCE_DIR}/web/lib/draw.js

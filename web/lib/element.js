@@ -111,7 +111,7 @@
         json = this.getAttribute('config'),
         base = {};
       if (json) {
-        base = JSON.parse(json);
+        base = CA.json.parse(json);
         if (!base || base.constructor !== Object)
           throw new Error('the config attribute must be a JSON object');
       } else if (preset) {
@@ -131,10 +131,17 @@
       var self = this;
       if (this.pending) return;
       this.pending = true;
-      CA.load().then(function (api) {
-        self.pending = false;
-        if (self.isConnected) self.render(api, fromControls);
-      });
+      CA.load().then(
+        function (api) {
+          self.pending = false;
+          if (self.isConnected) self.render(api, fromControls);
+        },
+        function (e) {
+          self.pending = false; // a failed load says so instead of leaving the widget blank
+          self.error.textContent = 'The demo could not start: ' + e.message;
+          self.dataset.state = 'error';
+        },
+      );
     }
 
     render(api, fromControls) {
@@ -161,7 +168,10 @@
         var preset = !this.getAttribute('config') && api.presets[this.getAttribute('preset')];
         var partial = preset && preset.stages.length > 0;
         if (!ids.length && partial) ids = preset.stages.slice();
-        wt = api.run(this.config(), partial ? { stages: ids } : {});
+        var config = this.config(),
+          tooBig = !partial && CA.budget.check(config);
+        if (tooBig) throw new Error(tooBig); // sizes that would freeze the page
+        wt = api.run(config, partial ? { stages: ids } : {});
       } catch (e) {
         this.error.textContent = e.message; // the tables keep the last good configuration
         this.dataset.state = 'error';

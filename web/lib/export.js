@@ -16,7 +16,7 @@
   function number(format, x) {
     if (!isFinite(x)) return SPECIAL[format][String(x)];
     if (format === 'markdown' || format === 'latex') return x.toFixed(4);
-    var text = R.f32(x);
+    var text = Object.is(x, -0) ? '-0' : R.f32(x); // -0 as the CLI prints it
     // A literal without a point or exponent would make torch.tensor an integer tensor.
     return format === 'torch' && !/[.e]/.test(text) ? text + '.0' : text;
   }
@@ -27,17 +27,13 @@
     }
     return rows;
   }
-  // A label in a Markdown cell: no HTML (a label like <img onerror> stays text), no column
-  // break, no emphasis or link.
+  // A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
+  // every control character (C0, DEL, C1: CR, LF and TAB too) becomes a space, and every ASCII
+  // punctuation character gets a backslash. No HTML, column break, emphasis, strikethrough,
+  // link, autolink or math survives; letters, digits and non-ASCII text stay as they are.
   function markdownText(text) {
-    return (
-      text
-        .replace(/[\\`*_[\]|]/g, '\\$&')
-        .replace(/&/g, '&amp;')
-        .replace(/</g, '&lt;')
-        .replace(/>/g, '&gt;')
-        .replace(/\s+/g, ' ') || ' '
-    );
+    // eslint-disable-next-line no-control-regex -- the rule is about control characters
+    return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/[!-/:-@[-`{-~]/g, '\\$&');
   }
   // A CSV field (RFC 4180), and labels that a spreadsheet would run as a formula get a quote.
   function csvText(text, isLabel) {
@@ -192,7 +188,7 @@
    *  the element, and an iframe for sites that allow no scripts. `base` is the URL of the
    *  directory holding causal-attention.js and embed.html. */
   function snippet(id, config, base, height) {
-    var json = JSON.stringify(config),
+    var json = CA.json.stringify(config),
       state = Object.assign({ stages: [id] }, config);
     return (
       '<script src="' +
@@ -205,7 +201,7 @@
       '></causal-attention-demo>\n' +
       '<!-- Or, where scripts are not allowed: -->\n' +
       '<iframe src="' +
-      attr(base + 'embed.html#' + encodeURIComponent(JSON.stringify(state))) +
+      attr(base + 'embed.html#' + encodeURIComponent(CA.json.stringify(state))) +
       '" title="' +
       attr('Causal attention: ' + id) +
       '" width="100%" height="' +
@@ -283,5 +279,5 @@
     });
   }
 
-  CA.exports = { text: text, png: png, snippet: snippet, bind: bind };
+  CA.exports = { text: text, png: png, snippet: snippet, bind: bind, markdownCell: markdownText };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

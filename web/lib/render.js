@@ -80,6 +80,7 @@
   // text itself, so that the core names the problem.
   function parseNumber(text) {
     text = text.trim();
+    if (/^-?\d+$/.test(text) && !Number.isSafeInteger(+text)) return BigInt(text); // exact seeds
     return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
   }
   function el(doc, tag, className, text) {
@@ -580,6 +581,9 @@
         box.appendChild(tools(doc, st, b, opts.embed && !b));
       }
     }
+    // Where inf or NaN first appear (lib/nonfinite.js), a note under the table.
+    var overflow = CA.nonFinite && CA.nonFinite(wt)[st.id];
+    if (overflow) box.appendChild(el(doc, 'p', 'after nf', overflow)).setAttribute('role', 'note');
     var after = afterText(st, wt);
     if (after) box.appendChild(el(doc, 'p', 'after', after));
     return box;
@@ -591,7 +595,9 @@
    *  Returns false when the shape differs: the caller builds a new box with stage(). */
   function update(box, st, wt, opts) {
     opts = opts || {};
+    var nf = CA.nonFinite && CA.nonFinite(wt)[st.id];
     if (box.dataset.stage !== st.id || box.dataset.shape !== st.shape.join()) return false;
+    if (!nf !== !box.querySelector(':scope > .nf')) return false; // a note comes or goes: rebuild
     var doc = opts.doc || document,
       info = CA.info(st.id),
       b = box._pick ? +box._pick.value : 0;
@@ -638,7 +644,8 @@
         else if (old) old.remove();
         else if (ck) node.appendChild(ck);
         b++;
-      } else if (node.className === 'after') node.textContent = afterText(st, wt);
+      } else if (node.classList.contains('nf')) node.textContent = nf;
+      else if (node.className === 'after') node.textContent = afterText(st, wt);
       else if (node._update) node._update(st, wt); // anything else stage() adds (a drawing) updates itself
     });
     return true;

@@ -1,0 +1,83 @@
+// The module's small JS helpers in Node: the Markdown cell rule shared with the CLI
+// (tests/golden/markdown_cells.json), exact JSON for big seeds (Node 20 has no JSON.parse source
+// text: this is the fallback path; Chromium's native path is tested in hardening.test.js),
+// the main-thread budget and the non-finite notes.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const { loadApi, root, web } = require('./support');
+
+const CA = require(path.join(web, 'causal-attention.js'));
+
+test('Markdown cells follow the rule shared with the CLI', () => {
+  const cases = JSON.parse(
+    fs.readFileSync(path.join(root, 'tests/golden/markdown_cells.json'), 'utf8'),
+  );
+  assert.ok(cases.length >= 7);
+  for (const [input, output] of cases) assert.equal(CA.exports.markdownCell(input), output, input);
+});
+
+test('JSON with seeds beyond 2^53: parsed as BigInt, written digit for digit', () => {
+  const text =
+    '{"seed_weights":18446744073709551615,"tokens":["12345678901234567890"],' +
+    '"inputs":{"randn":[2,3],"seed":-9223372036854775808},"dropout":1e400,"d_out":9007199254740991}';
+  const c = CA.json.parse(text);
+  assert.equal(c.seed_weights, 18446744073709551615n);
+  assert.equal(c.inputs.seed, -9223372036854775808n);
+  assert.deepEqual(c.tokens, ['12345678901234567890']); // strings stay strings
+  assert.equal(c.dropout, Infinity);
+  assert.equal(c.d_out, Number.MAX_SAFE_INTEGER); // safe integers stay numbers
+  assert.equal(CA.json.stringify(c).replace('null', '1e400'), text); // Infinity: JSON has none
+  assert.equal(
+    CA.json.stringify({ s: 2n ** 64n - 1n, t: ['\u0000x'] }),
+    '{"s":18446744073709551615,"t":["\\u0000x"]}',
+  );
+  assert.throws(() => CA.json.parse('{"a":12345678901234567890'), SyntaxError);
+});
+
+test('the budget refuses sizes that would block the main thread for more than about 1 s', () => {
+  const { check } = CA.budget;
+  assert.equal(check({}), '');
+  assert.equal(check({ inputs: { randn: [512, 64] }, d_out: 64 }), '');
+  assert.equal(check({ inputs: { randn: [256, 512] }, d_out: 512 }), '');
+  assert.match(check({ inputs: { randn: [1024, 3] } }), /^T = 1024, d_in = 3, d_out = 2 would/);
+  assert.match(
+    check({ inputs: { randn: [1024, 1024] }, d_out: 1024 }),
+    /^T = 1024, d_in = 1024, d_out = 1024 would keep the page busy for about 10\.9 s;/,
+  );
+  assert.match(check({ inputs: { randn: [1024, 64] }, d_out: 64 }), /^T = 1024, d_in = 64/);
+  const rows = Array.from({ length: 1024 }, () => [1, 2, 3]);
+  assert.match(check({ inputs: rows, d_out: 512 }), /^T = 1024, d_in = 3, d_out = 512/);
+  assert.equal(check({ inputs: { randn: ['x', 3] } }), ''); // the core names that problem
+});
+
+test("non-finite notes: where inf and NaN first appear, not the mask's −∞", async () => {
+  const api = await loadApi();
+  assert.deepEqual(CA.nonFinite(api.run({})), {});
+  const big = CA.nonFinite(
+    api.run({
+      inputs: [
+        [3e38, 3e38, 3e38],
+        [-3e38, 3e38, -3e38],
+      ],
+    }),
+  );
+  const noScale = CA.nonFinite(
+    api.run({
+      inputs: [
+        [1e30, 1e30],
+        [1e30, -1e30],
+      ],
+      scale: false,
+    }),
+  );
+  for (const notes of [big, noScale]) {
+    const ids = Object.keys(notes);
+    assert.ok(ids.length >= 1 && ids.length <= 2, ids.join());
+    assert.ok(ids.every((id) => /PyTorch gives the same inf and NaN/.test(notes[id])));
+  }
+  assert.match(noScale.attn_scores, /^Values overflow float32 here/);
+  assert.ok(!('masked' in noScale) && !('mask' in noScale));
+});
