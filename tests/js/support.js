@@ -43,14 +43,15 @@ function goldenCases() {
     });
 }
 
-/** The CLI's JSON output for a configuration, or {code, stderr} when it fails. */
-function runCli(config, args = []) {
+/** The CLI's JSON output for a configuration (read by `parse`), or {code, stderr} when it
+ *  fails. */
+function runCli(config, args = [], parse = JSON.parse) {
   const r = spawnSync(cli, ['--config', '-', '--format', 'json', ...args], {
     input: typeof config === 'string' ? config : JSON.stringify(config),
     encoding: 'utf8',
   });
   if (r.status !== 0) return { code: r.status, stderr: r.stderr, stdout: r.stdout };
-  return JSON.parse(r.stdout);
+  return parse(r.stdout);
 }
 
 /** Same float32, bit for bit (NaN equal to NaN, +0 and -0 distinct). */
