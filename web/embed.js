@@ -20,6 +20,8 @@
   var status = doc.createElement('p');
   status.className = 'err';
   status.setAttribute('role', 'status');
+  status.style.font = '14px/1.45 system-ui, sans-serif'; // the widget's font, set from JS (CSP-safe)
+  status.style.margin = '.4rem .6rem';
   demo.parentNode.insertBefore(status, demo);
 
   function show() {

@@ -50,9 +50,9 @@
         s[2] +
         ' would keep the page busy for about ' +
         Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
-        ' s; it computes sizes that take up to about 1 s ' +
-        '(e.g. T = 512 with d_in = d_out = 64, or T = 256 with d_in = d_out = 512). The command line ' +
-        'computes any size.'
+        ' s (it computes sizes that take up to about 1 s, ' +
+        'e.g. T = 512 with d_in = d_out = 64, or T = 256 with d_in = d_out = 512; the command line ' +
+        'computes any size)'
       );
     },
   };

@@ -583,7 +583,7 @@
     }
     // Where inf or NaN first appear (lib/nonfinite.js), a note under the table.
     var overflow = CA.nonFinite && CA.nonFinite(wt)[st.id];
-    if (overflow) box.appendChild(el(doc, 'p', 'after nf', overflow)).setAttribute('role', 'note');
+    if (overflow) box.appendChild(el(doc, 'p', 'nf', overflow)).setAttribute('role', 'note');
     var after = afterText(st, wt);
     if (after) box.appendChild(el(doc, 'p', 'after', after));
     return box;

@@ -122,6 +122,7 @@
     '.hm canvas{display:block;max-width:100%;height:auto;border:1px solid var(--line);cursor:crosshair;touch-action:none}',
     '.hb{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;font-size:.8rem}.hb button{margin:.2rem 0;font-size:.75rem;padding:0 .35rem}',
     '.ro{font:var(--mono);font-size:.82rem;margin:.2rem 0;min-height:1.3em}',
+    '.nf{margin:.2rem 0;max-width:44rem;font-size:.9rem;color:var(--err)}', // inf/NaN appear here
     '.tools{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem;margin-bottom:.4rem;font-size:.8rem;color:var(--muted)}',
     '.tools button{margin:0;font-size:.75rem;padding:0 .35rem}',
     '.tools textarea{width:100%;height:5rem;font:var(--mono);font-size:.75rem}',
