@@ -16,8 +16,8 @@ export type Seed = number | bigint;
 
 /** Every key is optional; the defaults are the book's (see docs/walkthrough.md). */
 export interface Config {
-  /** T×d_in embeddings (default: the book's 6×3), or random ones. */
-  inputs?: number[][] | RandnInputs;
+  /** T×d_in embeddings (default: the book's 6×3; rows may be typed arrays), or random ones. */
+  inputs?: Array<number[] | ArrayLike<number>> | RandnInputs;
   /** T row labels (default: "Your journey starts with one step", then x7, x8, ...). */
   tokens?: string[];
   /** Width of queries, keys and values (default 2). */
@@ -51,9 +51,26 @@ export interface Config {
   train?: boolean;
 }
 
-/** A Config with every key present, as the core resolved it (seeds as numbers; inputs as
- *  the float32 values used). */
-export type ResolvedConfig = Required<Config>;
+/** A seed as the core resolved it: a number up to 2^53, a bigint beyond (exact). */
+export type ResolvedSeed = number | bigint;
+
+/** A Config with every key present, as the core resolved it (inputs as the float32 values
+ *  used; seeds beyond 2^53 as bigint, so they are exact). */
+export interface ResolvedConfig {
+  inputs: number[][] | { randn: [number, number]; seed: ResolvedSeed };
+  tokens: string[];
+  d_out: number;
+  qkv_bias: boolean;
+  scale: boolean;
+  seed_weights: ResolvedSeed;
+  seed_dropout: ResolvedSeed;
+  dropout: number;
+  seed_class: ResolvedSeed;
+  class_dropout: number;
+  context_length: number;
+  rng: DropoutRng;
+  train: boolean;
+}
 
 /** One named tensor of the walkthrough. */
 export interface Stage {
@@ -165,6 +182,7 @@ export interface RunOptions {
 }
 
 export interface Api {
+<<<<<<< HEAD
   /** Every stage's facts, in walkthrough order. */
   readonly stages: readonly StageInfo[];
   /** The sections the stages belong to, in order. */
@@ -178,6 +196,14 @@ export interface Api {
   run(config?: Config, options?: RunOptions): Walkthrough;
   /** The core's presets by name. */
   readonly presets: Readonly<Record<string, Preset>>;
+=======
+  /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config, and
+   *  for one that cannot be read (a getter that throws) or exceeds the reader's limits (nested
+   *  deeper than 8 levels, arrays of more than 1024 elements, 4160 other elements and keys in
+   *  all, 1024 × 1024 numbers, 106,496 bytes of strings): a cyclic or huge object is refused
+   *  within milliseconds. */
+  run(config?: Config): Walkthrough;
+>>>>>>> 2a24e54 (README: sizes and the page's budget, the JS API's limits and exact seeds, the Markdown rule, -0 exports, the new tests and lint; d.ts: seeds as bigint in the resolved config, typed-array rows, json)
   /** Every stage id in walkthrough order, bias stages included. */
   readonly stageIds: readonly string[];
   /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */
@@ -189,6 +215,7 @@ export interface Api {
 /** Loads the module once; every call returns the same promise. */
 export function load(): Promise<Api>;
 
+<<<<<<< HEAD
 /** `<causal-attention-demo>`, defined when the script runs in a browser. Its attributes:
  *  `stages` (ids, comma-separated), `preset` ("book"), `config` (JSON of a Config), `controls`
  *  ("none" | "compact" | "full"), `theme` ("inherit", the default: the host's font and colours;
@@ -201,3 +228,11 @@ declare global {
     'causal-attention-demo': HTMLElement;
   }
 }
+=======
+/** JSON with integers beyond 2^53 as bigint: what the page, the widget's `config` and
+ *  embed.html use, so that big seeds stay exact. */
+export const json: {
+  parse(text: string): unknown;
+  stringify(value: unknown): string;
+};
+>>>>>>> 2a24e54 (README: sizes and the page's budget, the JS API's limits and exact seeds, the Markdown rule, -0 exports, the new tests and lint; d.ts: seeds as bigint in the resolved config, typed-array rows, json)
