@@ -42,6 +42,8 @@ const browser = [
   'Navigator',
   'WebAssembly',
   'DOMParser',
+  'dispatchEvent',
+  'HashChangeEvent',
 ];
 const node = ['require', 'module', 'process', 'Buffer', '__dirname', '__filename'];
 const globals = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));

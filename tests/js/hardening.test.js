@@ -136,6 +136,13 @@ test('seeds beyond 2^53 stay exact in the URL, the fields and the widget', async
   const widgets = await open(t, 'widgets.html', null);
   await widgetsReady(widgets);
   assert.deepEqual(await widgetRow(widgets, '#seed', 'W_query', 0), want);
+  const embed = await open(
+    t,
+    'embed.html' + hash(`{"seed_weights":${SEED},"stages":["W_query"]}`),
+    null,
+  );
+  await widgetsReady(embed);
+  assert.deepEqual(await widgetRow(embed, 'causal-attention-demo', 'W_query', 0), want);
 });
 
 test('-0 is exported as -0 (CSV) and -0.0 (torch), as the CLI prints it', async (t) => {
