@@ -24,7 +24,7 @@ const WIDGETS = `<!doctype html><meta charset="utf-8"><title>widgets</title><lin
 <script src="causal-attention.js" defer></script>
 <causal-attention-demo id="inf" stages="dropout_example" config='{"dropout":-1e999}'></causal-attention-demo>
 <causal-attention-demo id="seed" stages="W_query" config='{"seed_weights":18446744073709551615}'></causal-attention-demo>
-<causal-attention-demo id="big" stages="inputs" config='{"inputs":{"randn":[1024,3]}}'></causal-attention-demo>`;
+<causal-attention-demo id="big" stages="inputs" config='{"inputs":{"randn":[1024,512]},"d_out":512}'></causal-attention-demo>`;
 const FAILING = `<!doctype html><meta charset="utf-8"><title>no module</title><link rel="icon" href="data:,">
 <script>window.DecompressionStream = undefined;</script>
 <script src="causal-attention.js" defer></script>
@@ -195,17 +195,19 @@ test("a note where inf and NaN first appear, not for the mask's −∞", async (
 });
 
 test('sizes that would freeze the page are refused with a message', async (t) => {
-  const page = await open(t, hash({ inputs: { randn: [1024, 3] } }));
+  const page = await open(t, hash({ inputs: { randn: [1024, 512] }, d_out: 512 }));
   assert.match(
     await text(page, '#status'),
-    /^Invalid link \(T = 1024, d_in = 3, d_out = 2 would keep the page busy for about \d/,
+    /^Invalid link \(T = 1024, d_in = 512, d_out = 512 would keep the page busy for about \d/,
   );
   assert.equal((await cells(page, 'inputs')).length, 6); // the book
+  await page.fill('#d_out', '512');
   await page.fill('#randn_tokens', '1024');
+  await page.fill('#randn_d_in', '512');
   await page.click('#randomize');
   assert.match(
     await text(page, '[data-error-for="randn"]'),
-    /^T = 1024, d_in = 3, d_out = 2 would keep/,
+    /^T = 1024, d_in = 512, d_out = 512 would keep/,
   );
   const widgets = await open(t, 'widgets.html', null);
   await widgetsReady(widgets);
@@ -213,7 +215,7 @@ test('sizes that would freeze the page are refused with a message', async (t) =>
     await widgets.evaluate(
       () => document.querySelector('#big').shadowRoot.querySelector('.err').textContent,
     ),
-    /^T = 1024, d_in = 3, d_out = 2 would keep the page busy/,
+    /^T = 1024, d_in = 512, d_out = 512 would keep the page busy/,
   );
 });
 

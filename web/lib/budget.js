@@ -1,15 +1,15 @@
 // How much the page and the widget compute on the main thread per change. api.run's time grows
-// as work = T²·(320 + d_out) + 1.3·T·d_in·d_out: a least-squares fit of api.run in Node on a
-// 2-core x86-64 (3.9 ns per unit: T = 1024, d_in = d_out = 64 takes 1.6 s; 1024³, 11 s).
-// On the page an edit also renders (about 0.3 s), so sizes above maxWork (0.6 s of api.run
-// there) are refused with a message instead of freezing the tab: T = 1024 is refused even with
-// d = 2 (2 s per edit in Chromium). The one place to relax once the computation moves to a Worker.
+// as work = T²·(30 + 0.18·d_out) + T·d_in·d_out: a least-squares fit of api.run in Chromium on
+// an idle 2-core x86-64 (5.2 ns per unit: T = 1024 with d_in = d_out = 64 takes 0.25 s,
+// 1024³ about 7 s; a loaded machine is several times slower). An edit also renders (0.2 to
+// 0.4 s), so sizes above maxWork (0.6 s of api.run) are refused with a message instead of
+// freezing the tab. The one place to relax once the computation moves to a Worker.
 (function (CA) {
   'use strict';
-  var NS_PER_UNIT = 3.9;
+  var NS_PER_UNIT = 5.2;
 
   function work(T, dIn, dOut) {
-    return T * T * (320 + dOut) + 1.3 * T * dIn * dOut;
+    return T * T * (30 + 0.18 * dOut) + T * dIn * dOut;
   }
   // [T, d_in, d_out] of a configuration, the book's where a key is absent; null when a size is
   // not a number (the core names that problem).
@@ -33,7 +33,7 @@
   }
 
   var budget = {
-    maxWork: 1.5e8,
+    maxWork: 1.15e8,
     work: work,
     /** '' when the configuration is quick enough for the main thread (factor times the budget:
      *  for a Worker), else why not. */
@@ -51,7 +51,7 @@
         ' would keep the page busy for about ' +
         Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
         ' s (it computes sizes that take up to about 1 s, ' +
-        'e.g. T = 512 with d_in = d_out = 64, or T = 256 with d_in = d_out = 512; the command line ' +
+        'e.g. T = 1024 with d_in = d_out = 128, or T = 256 with d_in = d_out = 512; the command line ' +
         'computes any size)'
       );
     },
