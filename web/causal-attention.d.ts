@@ -182,7 +182,6 @@ export interface RunOptions {
 }
 
 export interface Api {
-<<<<<<< HEAD
   /** Every stage's facts, in walkthrough order. */
   readonly stages: readonly StageInfo[];
   /** The sections the stages belong to, in order. */
@@ -192,18 +191,14 @@ export interface Api {
   readonly defaults: { randn_seed: number };
   /** The row labels of n tokens when none are given. */
   defaultTokens(n: number): string[];
-  /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config. */
-  run(config?: Config, options?: RunOptions): Walkthrough;
-  /** The core's presets by name. */
-  readonly presets: Readonly<Record<string, Preset>>;
-=======
   /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config, and
    *  for one that cannot be read (a getter that throws) or exceeds the reader's limits (nested
    *  deeper than 8 levels, arrays of more than 1024 elements, 4160 other elements and keys in
    *  all, 1024 × 1024 numbers, 106,496 bytes of strings): a cyclic or huge object is refused
    *  within milliseconds. */
-  run(config?: Config): Walkthrough;
->>>>>>> 2a24e54 (README: sizes and the page's budget, the JS API's limits and exact seeds, the Markdown rule, -0 exports, the new tests and lint; d.ts: seeds as bigint in the resolved config, typed-array rows, json)
+  run(config?: Config, options?: RunOptions): Walkthrough;
+  /** The core's presets by name. */
+  readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */
   readonly stageIds: readonly string[];
   /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */
@@ -215,7 +210,6 @@ export interface Api {
 /** Loads the module once; every call returns the same promise. */
 export function load(): Promise<Api>;
 
-<<<<<<< HEAD
 /** `<causal-attention-demo>`, defined when the script runs in a browser. Its attributes:
  *  `stages` (ids, comma-separated), `preset` ("book"), `config` (JSON of a Config), `controls`
  *  ("none" | "compact" | "full"), `theme` ("inherit", the default: the host's font and colours;
@@ -228,11 +222,9 @@ declare global {
     'causal-attention-demo': HTMLElement;
   }
 }
-=======
 /** JSON with integers beyond 2^53 as bigint: what the page, the widget's `config` and
  *  embed.html use, so that big seeds stay exact. */
 export const json: {
   parse(text: string): unknown;
   stringify(value: unknown): string;
 };
->>>>>>> 2a24e54 (README: sizes and the page's budget, the JS API's limits and exact seeds, the Markdown rule, -0 exports, the new tests and lint; d.ts: seeds as bigint in the resolved config, typed-array rows, json)
