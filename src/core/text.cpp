@@ -162,7 +162,6 @@ std::string shortest_of(Bits bits) {
   const int biased =
       static_cast<int>((bits >> (kPrecision - 1)) & ((Bits{1} << kExponentBits) - 1));
   std::uint64_t f = bits & ((Bits{1} << (kPrecision - 1)) - 1);
-  if (biased == (1 << kExponentBits) - 1) return f ? "nan" : negative ? "-inf" : "inf";  // looped
   if (biased == 0 && f == 0) return negative ? "-0" : "0";
   // Infinity's and NaN's exponent would overflow the bignums: digits() must never see them.
   if (biased == (1 << kExponentBits) - 1) return f != 0 ? "nan" : negative ? "-inf" : "inf";
