@@ -44,6 +44,17 @@ const browser = [
   'DOMParser',
   'dispatchEvent',
   'HashChangeEvent',
+  'MessageChannel',
+  'innerHeight',
+  'setInterval',
+  'clearInterval',
+  'IntersectionObserver',
+  'scrollBy',
+  'matchMedia',
+  'MouseEvent',
+  'CSS',
+  'WorkerGlobalScope',
+  'Worker',
 ];
 const node = ['require', 'module', 'process', 'Buffer', '__dirname', '__filename'];
 const globals = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));

@@ -237,7 +237,7 @@
 
   // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
   // takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
-  var WORKER_BUDGET = 20; // a Worker may take 20 times the main thread's budget (~12 s)
+  var WORKER_BUDGET = 3; // a Worker may take 3 times the main thread's budget (~2 s)
   function heavy(c) {
     var x = c.inputs,
       T = x && x.randn ? x.randn[0] : x ? x.length : 6,
@@ -477,7 +477,10 @@
         CA.heatmap.flush(box);
       }
       if (queue.length) lazy.job = idle(step);
-      else main.dataset.complete = '1';
+      else {
+        main.dataset.complete = '1';
+        hints(); // scroll hints of the tables built late
+      }
     });
   }
 

@@ -17,12 +17,9 @@
   var enc = function (s) {
     return encodeURIComponent(s).replace(/%3A/g, ':');
   };
+  // A malformed escape (a stray %) throws URIError "URI malformed": the page says the link is invalid.
   var dec = function (s) {
-    try {
-      return decodeURIComponent(s);
-    } catch (e) {
-      return s;
-    } // a stray % stays as typed
+    return decodeURIComponent(s);
   };
 
   // A value as text would read it: a number (BigInt when an integer beyond 2^53), a boolean, or text.
@@ -43,7 +40,8 @@
   /** The hash (with or without "#") as an object: configuration keys and page keys (stage, lecture). */
   function parse(hash) {
     hash = String(hash || '').replace(/^#/, '');
-    if (/^(\{|%7B)/i.test(hash)) return ((root.CausalAttention || {}).json || JSON).parse(dec(hash)); // an old link: JSON, big seeds exact
+    if (/^(\{|%7B|\[|%5B)/i.test(hash))
+      return ((root.CausalAttention || {}).json || JSON).parse(dec(hash)); // an old link: JSON, big seeds exact
     var out = {};
     hash.split('&').forEach(function (pair) {
       if (!pair) return;

@@ -175,13 +175,19 @@
   }
 
   // The page's button into lecture mode, from the first stage.
-  var start = el('button', '', 'Lecture mode (one stage at a time, arrow keys)');
+  var start = el('button', '', 'Lecture mode');
+  start.title = 'One stage at a time, full screen; arrow keys move';
   start.id = 'lecture-start';
   start.type = 'button';
   start.addEventListener('click', function () {
     open(wt.stages[0].id);
   });
-  doc.querySelector('header').appendChild(start);
+  var bar = doc.querySelector('header .bar') || doc.querySelector('header');
+  var fmtBox = doc.getElementById('torch-format');
+  bar.insertBefore(
+    start,
+    fmtBox && fmtBox.parentNode.parentNode === bar ? fmtBox.parentNode : null,
+  );
 
   // "Why are my numbers different?"
   CA.load().then(function (a) {

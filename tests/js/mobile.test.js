@@ -127,7 +127,8 @@ test('hash.js: settings-like text both ways, exact big seeds, labels with any ch
   }
   for (const c of OLD_HASHES)
     assert.deepEqual(H.parse('#' + encodeURIComponent(JSON.stringify(c))), c);
-  assert.deepEqual(H.parse('d_out=abc&%'), { d_out: 'abc', '%': true }); // the core names the problem
+  assert.deepEqual(H.parse('d_out=abc&x'), { d_out: 'abc', x: true }); // the core names the problem
+  assert.throws(() => H.parse('d_out=abc&%'), URIError); // a malformed link: the page says so
   assert.deepEqual(H.parse(''), {});
 });
 

@@ -62,7 +62,8 @@ test('every golden configuration equals PyTorch', async (t) => {
 test("stages equal the native CLI's JSON bit for bit, and the config exactly", async (t) => {
   const api = await loadApi();
   const exact = require(web + '/causal-attention.js').json.parse; // seeds beyond 2^53 as BigInt
-  let compared = 0;
+  let compared = 0,
+    identical = 0;
   for (const g of goldenCases()) {
     const native = runCli(g.configText, [], exact);
     const w = api.run(g.config);

@@ -174,7 +174,10 @@
       // options: {stages: [ids]} computes only what those stages need; {preset: name} starts
       // from a preset's configuration (and its stages).
       run: function (config, options) {
-        var r = m.run(plainCopy(config === undefined ? {} : config, m, reader), plainCopy(options === undefined ? {} : options, m, reader));
+        var r = m.run(
+          plainCopy(config === undefined ? {} : config, m, reader),
+          plainCopy(options === undefined ? {} : options, m, reader),
+        );
         if (r.error !== undefined) throw new Error(r.error);
         return r;
       },

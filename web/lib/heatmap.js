@@ -2,7 +2,7 @@
 // canvas: one pixel of an offscreen image per value, scaled up without smoothing. A cursor
 // (mouse or arrow keys) reads one value out, announced to screen readers; a drag or the +/−
 // keys zoom; Enter or a button shows the exact table of up to 32 × 32 values around the cursor.
-// The colours are the tables' --lo and --hi, read from CSS when drawing.
+// The colours are the tables' scales (--s0.., --c0.., lib/styles.js), read from CSS when drawing.
 (function (CA) {
   'use strict';
   var SIZE = 480; // the canvas's largest side, CSS px
@@ -25,53 +25,82 @@
     ctx.fillRect(0, 0, 1, 1);
     return ctx.getImageData(0, 0, 1, 1).data;
   }
-  // The 256 colours from --lo to --hi (interpolated in sRGB), and the colour of −∞ and NaN.
-  function palette(canvas) {
+  // The tables' colour scales (lib/styles.js's .h and .d rules, lib/render.js's scale()), as
+  // 256 colours each mixed by the browser exactly as a cell's: the sequential scale for
+  // probabilities and masks, each half of the diverging one (> 0, < 0) for signed kinds; and
+  // the colour of −∞ and NaN.
+  function palette(canvas, seq) {
     var css = getComputedStyle(canvas),
-      lo = css.getPropertyValue('--lo').trim() || '#f7fbff',
-      hi = css.getPropertyValue('--hi').trim() || '#08306b';
-    var none = css.getPropertyValue('--line').trim() || '#888',
-      key = lo + ' ' + hi + ' ' + none,
+      v = function (n) {
+        return css.getPropertyValue('--' + n).trim();
+      },
+      halves = seq
+        ? [['s0', 's1', 's2']]
+        : [
+            ['c0', 'p1', 'p2'],
+            ['c0', 'n1', 'n2'],
+          ],
+      none = v('line') || '#888',
+      key =
+        halves
+          .map(function (h) {
+            return h.map(v).join();
+          })
+          .join() + none,
       cache = palette.cache || (palette.cache = {});
     if (!cache[key]) {
       var doc = canvas.ownerDocument,
-        a = rgba(doc, lo),
-        b = rgba(doc, hi),
-        lut = new Uint8ClampedArray(1024);
-      for (var k = 0; k < 256; k++) {
-        for (var ch = 0; ch < 3; ch++)
-          lut[4 * k + ch] = Math.round(a[ch] + ((b[ch] - a[ch]) * k) / 255);
-      }
-      cache[key] = { lut: lut, none: rgba(doc, none) };
+        c = doc.createElement('canvas'),
+        ctx = c.getContext('2d', { willReadFrequently: true });
+      c.width = 256;
+      c.height = halves.length;
+      halves.forEach(function (h, row) {
+        var e = h.map(v);
+        for (var k = 0; k < 256; k++) {
+          var t = ((100 * k) / 255).toFixed(2) + '%';
+          ctx.fillStyle =
+            'color-mix(in oklab,color-mix(in oklab,' +
+            e[2] +
+            ' ' +
+            t +
+            ',' +
+            e[1] +
+            ') ' +
+            t +
+            ',color-mix(in oklab,' +
+            e[1] +
+            ' ' +
+            t +
+            ',' +
+            e[0] +
+            '))';
+          ctx.fillRect(k, row, 1, 1);
+        }
+      });
+      var px = ctx.getImageData(0, 0, 256, halves.length).data;
+      cache[key] = {
+        lut: px.slice(0, 1024),
+        neg: halves.length > 1 ? px.slice(1024) : null,
+        none: rgba(doc, none),
+      };
     }
     return cache[key];
   }
 
-  // Where a value falls on the scale, 0..1: probabilities by √p like the tables' shading,
-  // masks as they are, everything else between the slice's finite minimum and maximum.
+  // Where a value falls on its table's scale, -1..1 (negative: the lower half of a diverging
+  // scale): x / max(1, largest) for probabilities and masks, x / max |x| for signed kinds.
   function scaler(m, kind) {
-    if (kind === 'probabilities')
-      return function (x) {
-        return Math.min(1, Math.sqrt(Math.max(0, x)));
-      };
-    if (kind === 'mask')
-      return function (x) {
-        return x;
-      };
-    var lo = Infinity,
-      hi = -Infinity;
+    var top = 0;
     for (var i = 0; i < m.rows; i++) {
       for (var j = 0; j < m.cols; j++) {
         var x = m.value(i, j);
-        if (isFinite(x)) {
-          if (x < lo) lo = x;
-          if (x > hi) hi = x;
-        }
+        if (isFinite(x)) top = Math.max(top, Math.abs(x));
       }
     }
-    var span = hi > lo ? hi - lo : 1;
+    if (kind === 'probabilities' || kind === 'mask') top = Math.max(1, top);
+    top = top || 1;
     return function (x) {
-      return (x - lo) / span;
+      return x / top;
     };
   }
 
@@ -81,8 +110,8 @@
       doc = h.canvas.ownerDocument,
       img = doc.createElement('canvas'),
       ctx = img.getContext('2d');
-    var colours = palette(h.canvas),
-      lut = colours.lut,
+    var seq = h.kind === 'probabilities' || h.kind === 'mask',
+      colours = palette(h.canvas, seq),
       f = scaler(m, h.kind);
     img.width = m.cols;
     img.height = m.rows;
@@ -92,9 +121,10 @@
     for (var i = 0, p = 0; i < m.rows; i++) {
       for (var j = 0; j < m.cols; j++, p += 4) {
         var x = m.value(i, j),
-          src = lut,
+          t = f(x),
+          src = t < 0 && colours.neg ? colours.neg : colours.lut,
           k;
-        if (isFinite(x)) k = 4 * Math.round(255 * Math.min(1, Math.max(0, f(x))));
+        if (isFinite(x)) k = 4 * Math.round(255 * Math.min(1, Math.abs(t)));
         else {
           src = none;
           k = 0;

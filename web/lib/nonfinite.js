@@ -14,7 +14,8 @@
     var shape = st.shape,
       cols = shape[shape.length - 1],
       rows = shape.length > 1 ? shape[shape.length - 2] : 1,
-      causal = CA.notes && CA.notes.causal[st.id],
+      info = CA.info && CA.info(st.id),
+      causal = info && info.causal,
       out = { inf: false, nan: false };
     for (var k = 0; k < st.data.length; k++) {
       var x = st.data[k];

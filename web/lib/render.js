@@ -119,12 +119,6 @@
     for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
     return worst;
   }
-  function header(doc, text, scope) {
-    var th = el(doc, 'th', text ? '' : 'em', text || '""'); // an empty label shows as ""
-    th.scope = scope;
-    if (text.length > 12) th.title = text; // long labels are cut with an ellipsis
-    return th;
-  }
   /** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
    *  '' (an unlabelled row), or a feature index. */
   function label(axis, i, cfg) {

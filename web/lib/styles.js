@@ -11,7 +11,7 @@
   // lightness monotonic from the page's colour outwards: cividis-like blue–yellow and a
   // blue–red diverging pair, both safe for colour-blind readers. Light: larger = darker;
   // dark: larger = brighter; in both "the further from the page's colour, the larger".
-  // --cs, --cd (sequential, diverging) and --dir: where the cells' text turns from black to
+  // --cs, --cd, --cn (sequential, diverging > 0 and < 0) and --dir: where the cells' text turns from black to
   // white (flipped in the dark theme), each side ≥ 4.5:1 (computed from the stops in oklab).
   var LIGHT = {
     s0: '#fbf8dc',
@@ -30,11 +30,11 @@
         return '--' + k + ':' + LIGHT[k] + ';';
       })
       .join('') +
-    '--cs:.6;--cd:.7;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.16);color-scheme:light';
+    '--cs:.6;--cd:.7;--cn:.71;--dir:1;--hl:rgba(255,170,0,.3);--hatch:rgba(0,0,0,.16);color-scheme:light';
   var dark =
     '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
     '--s0:#1c2131;--s1:#3a8a8c;--s2:#fde95a;--c0:#1c2131;--p1:#3a74b0;--p2:#c4e2ff;--n1:#b0603f;--n2:#ffd0ba;' +
-    '--cs:.45;--cd:.5;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
+    '--cs:.458;--cd:.5;--cn:.495;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
   // The host's hooks (README, Embedding): --ca-fg, --ca-bg, --ca-accent, --ca-border override
   // the theme's colours, --ca-font and --ca-font-size its font; custom properties inherit
   // into the shadow root, nothing else from the host does.
@@ -93,7 +93,7 @@
     '.t .sel{outline-width:3px}',
     // Shading (cells and the key alike): the Bézier e0 → e2 through e1 at t = --v (= |x| / top);
     // text black or white past --cut.
-    '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2)}',
+    '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2);--cut:var(--cn)}',
     '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
     // Masked: thin hatching that leaves the digits readable; dropped: a full-size ✗ before the number.
     '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 1px,transparent 1px 6px)}',
@@ -104,7 +104,7 @@
     // The attention drawing.
     // Beside a drawing (.dd) the table is as wide as its content (not a container, its caption
     // wraps to the table's width); the drawing goes below where both do not fit.
-    '.duo{display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 100%}.dd>.scroll{container-type:normal;flex:0 1 auto;max-width:100%}.dd .t caption>*{width:auto}',
+    '.duo{container-type:inline-size;display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 100%}.dd>.scroll{container-type:normal;flex:0 1 auto;max-width:100%}.dd .t caption>*{width:auto}',
     '.dr{max-width:100%;overflow-x:auto}.dr svg{display:block;font:14px system-ui,sans-serif}.dr svg.sm{font-size:11px}',
     '.dr line{stroke:var(--p2);stroke-linecap:round}.dr line.ng{stroke:var(--n2)}.dr line.dp{stroke:var(--muted);stroke-dasharray:4 3}',
     '.dr .f line:not(.on),.dr line.hh{display:none}',
