@@ -49,13 +49,13 @@ async function check(site, post) {
     );
     const row = (n, stage, r) =>
       page.evaluate(
-        ([n, stage, r]) =>
-          Array.from(
-            document
-              .querySelectorAll('causal-attention-demo')
-              [n].shadowRoot.querySelectorAll(`[data-stage="${stage}"] td[data-row="${r}"]`),
+        ([n, stage, r]) => {
+          const host = document.querySelectorAll('causal-attention-demo').item(n);
+          return Array.from(
+            host.shadowRoot.querySelectorAll(`[data-stage="${stage}"] td[data-row="${r}"]`),
             (td) => td.textContent,
-          ),
+          );
+        },
         [n, stage, r],
       );
     assert.equal(await page.locator('causal-attention-demo').count(), 2);
