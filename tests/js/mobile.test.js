@@ -16,6 +16,7 @@ const {
   cells,
   axeViolations,
   widgetsReady,
+  settled,
   web,
 } = require('./browser');
 const { root } = require('./support');
@@ -151,6 +152,7 @@ for (const [size, viewport] of [
         size === 'desktop',
         'settings open on a desktop only',
       );
+      await settled(page);
       const layout = await page.evaluate(() => ({
         page: document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth,
         unhinted: Array.from(document.querySelectorAll('.scroll'), (d) => [
@@ -194,6 +196,7 @@ for (const [size, viewport] of [
           /^linear-gradient\(to right, rgba\(0, 0, 0, 0\)/,
           'scrolled to the end: the left edge fades',
         );
+        await settled(page); // tables off screen are built in idle time, then hinted
         assert.equal(
           await page.$$eval(
             'main .scroll',

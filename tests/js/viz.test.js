@@ -6,7 +6,7 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { serve, launch, watchedPage, ready, axeViolations, web } = require('./browser');
+const { serve, launch, watchedPage, ready, settled, axeViolations, web } = require('./browser');
 const { runCli } = require('./support');
 
 const shots = path.join(path.dirname(web), 'screenshots');
@@ -34,6 +34,7 @@ async function open(hash = '', opts = {}) {
   });
   await w.page.goto(server.url + hash);
   assert.equal(await ready(w.page), '1');
+  await settled(w.page); // stages off screen are built in idle time
   return w;
 }
 async function done(w) {
@@ -65,6 +66,8 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     ),
   );
   assert.deepEqual(drawn, [
+    'simple.attn_scores',
+    'simple.attn_weights',
     'attn_scores',
     'attn_weights',
     'masked_simple',
@@ -72,6 +75,8 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     'masked',
     'attn_weights_causal',
     'attn_weights_dropped',
+    'mha.attn_scores', // 4-D: the picked slice's batch element, every head
+    'mha.attn_weights',
   ]);
   const causal = new Set([
     'masked_simple',

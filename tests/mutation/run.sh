@@ -21,7 +21,7 @@ tests="$work/build/tests/ca_tests"
 
 # name | file | regex to find | replacement (Python re syntax)
 mutations=(
-  "matmul sums its products in reverse order|src/core/attention.cpp|for \(Eigen::Index l = 0; l < a\.cols\(\); \+\+l\)|for (Eigen::Index l = a.cols() - 1; l >= 0; --l)"
+  "matmul sums its products in reverse order (the kernels' tail tiles, which every golden case with d_out below the vector width runs)|src/core/kernels_tile.hpp|for \(int l = 0; l < klim; \+\+l\) acc \+= a\[l\]|for (int l = klim - 1; l >= 0; --l) acc += a[l]"
   "softmax divides by the sum (/= sum) instead of multiplying by 1/sum|src/core/attention.cpp|(\w+)\.row\(i\) \*= 1\.0f / sum;|\1.row(i) /= sum;"
   "scores are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|= scores\.row\(i\) / divisor;|= scores.row(i) * (1.0f / divisor);"
 )

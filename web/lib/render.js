@@ -45,6 +45,7 @@
         else vals.push(data[off + i]);
       }
     })(0, 0);
+    if (!shape.length) vals = [data[0]]; // a 0-D tensor: its one value
     vals.forEach(function (v) {
       if (!isFinite(v) || !v) return;
       min = Math.min(min, Math.abs(v));
@@ -436,7 +437,7 @@
     }
     fill(t, st, wt, info, batch, region, textOf(st, opts));
     var scroller = el(doc, 'div', 'scroll'),
-      sc = whole && scale(m, info);
+      sc = whole && st.shape.length && scale(m, info); // no key for a 0-D value
     scroller.appendChild(t);
     if (sc) scroller.appendChild(key(doc, sc));
     return scroller;
@@ -632,7 +633,7 @@
           textOf(st, opts),
         );
         var old = node.querySelector(':scope > .ck'),
-          sc = scale(matrix(st, wt, b), info),
+          sc = st.shape.length && scale(matrix(st, wt, b), info),
           ck = sc && key(doc, sc);
         if (old && ck) old.replaceWith(ck);
         else if (old) old.remove();
