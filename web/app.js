@@ -466,9 +466,13 @@
     delete main.dataset.complete;
     unidle(lazy.job);
     lazy.job = idle(function step(deadline) {
-      while (
+      // At least one box per call: idle periods shorter than 3 ms (a busy page) must not
+      // starve the queue.
+      for (
+        var first = true;
         queue.length &&
-        (!deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3)
+        (first || !deadline || !deadline.timeRemaining || deadline.timeRemaining() > 3);
+        first = false
       ) {
         var box = queue.shift();
         catchUp(box);
@@ -476,7 +480,7 @@
         void box.offsetHeight; // its layout, now, within the idle period
         CA.heatmap.flush(box);
       }
-      if (queue.length) lazy.job = idle(step);
+      if (queue.length) lazy.job = idle(step, { timeout: 250 });
       else {
         main.dataset.complete = '1';
         hints(); // scroll hints of the tables built late

@@ -83,11 +83,15 @@ async function ready(page, timeout = 15000) {
 
 /** Waits until the page has rendered every stage: it updates those off screen in idle time
  *  after an edit (web/app.js sets main[data-complete]). Pages without a <main> are ready. */
-function settled(page) {
-  return page.waitForFunction(() => {
-    const m = document.getElementById('main');
-    return !m || m.dataset.complete === '1';
-  });
+function settled(page, timeout = 90000) {
+  return page.waitForFunction(
+    () => {
+      const m = document.getElementById('main');
+      return !m || m.dataset.complete === '1';
+    },
+    null,
+    { timeout },
+  );
 }
 
 /** The text of a stage's value cells, one array per table row; `batch` picks the table of a

@@ -33,7 +33,7 @@ async function open(t, url, opts = {}) {
   await w.page.goto(url);
   if (!opts.widgets) {
     assert.equal(await ready(w.page, 60000), '1');
-    await settled(w.page); // stages off screen are built in idle time
+    if (!opts.big) await settled(w.page); // stages off screen are built in idle time
   }
   t.after(async () => {
     await w.page.close();
@@ -306,7 +306,7 @@ test('api.run with {stages}: only those stages cross, with the same bits', async
   assert.throws(() => api.run({ d_out: 0 }, { stages: ['inputs'] }), /"d_out" must be/);
 });
 
-const BIG = { inputs: { randn: [1024, 768], seed: 123 }, d_out: 64 };
+const BIG = { inputs: { randn: [512, 768], seed: 123 }, d_out: 64 }; // the page's largest T (lib/budget.js)
 
 test('a heavy configuration runs in a Worker with a progress line; the page stays responsive', async (t) => {
   const page = await open(t, server.url);
@@ -322,7 +322,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
     })();
   });
   await edit(page, '#d_out', '64');
-  await page.fill('#randn_tokens', '1024');
+  await page.fill('#randn_tokens', '512');
   await page.fill('#randn_d_in', '768');
   await page.click('#randomize');
   await page.waitForSelector('#progress[data-state="running"] progress');
@@ -330,6 +330,9 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await edit(page, '#seed_weights', '790');
   await edit(page, '#seed_weights', '791');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
+  // W_query is far down the page: built when scrolled to.
+  await page.locator('[data-stage="W_query"]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-stage="W_query"] canvas');
   const w = api.run({ ...BIG, seed_weights: 791 }, { stages: ['W_query'] }).stages[0];
   assert.equal(
     await page.evaluate(() =>
@@ -339,7 +342,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   );
   assert.match(
     await page.locator('#inputs-editor caption').textContent(),
-    /^1024 × 768 values/,
+    /^512 × 768 values/,
     'the editor follows',
   );
   const line = await page.locator('#progress').textContent();
@@ -358,6 +361,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   // The values: context_vecs[1] drawn as a heatmap, its readout equal to the module's.
   const want = api.run({ ...BIG, seed_weights: 791 }, { stages: ['context_vecs'] }).stages[0];
   const canvas = '[data-stage="context_vecs"] canvas >> nth=1';
+  await page.locator('[data-stage="context_vecs"]').scrollIntoViewIfNeeded(); // built when seen
   await page.locator(canvas).scrollIntoViewIfNeeded();
   await page.locator(canvas).focus();
   await page.keyboard.press('ArrowDown');
@@ -365,7 +369,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   assert.match(
     await page.locator('[data-stage="context_vecs"] .ro >> nth=1').textContent(),
     new RegExp(
-      `^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[1024 * 64 + 64 + 1]).replace('.', '\\.')}$`,
+      `^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[512 * 64 + 64 + 1]).replace('.', '\\.')}$`,
     ),
   );
 });
@@ -375,12 +379,15 @@ test('from file:// no Worker starts: the same runs on the main thread', async (t
     t,
     pathToFileURL(path.join(web, 'index.html')).href +
       hashOf({ inputs: { randn: [512, 256], seed: 1 }, d_out: 32 }),
+    { big: true },
   );
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
   assert.match(
     await page.locator('#progress').textContent(),
     /^Computed in \d+ ms on the main thread; WebAssembly memory \d+ MB\.$/,
   );
+  await page.locator('[data-stage="attn_weights_causal"]').scrollIntoViewIfNeeded(); // built when seen
+  await page.waitForSelector('[data-stage="attn_weights_causal"] canvas');
   assert.equal(await page.locator('[data-stage="attn_weights_causal"] canvas').count(), 1);
 });
 

@@ -17,6 +17,7 @@ const tokens = (text) =>
     .filter((t) => t && t !== '...');
 // The flat indices print() shows: all, or the 3 edge items per dimension above 1000 values.
 function shown(shape) {
+  if (!shape.length) return [0]; // a 0-D tensor: its one value
   const n = shape.reduce((a, b) => a * b, 1),
     out = [];
   (function walk(off, d) {

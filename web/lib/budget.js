@@ -34,12 +34,22 @@
 
   var budget = {
     maxWork: 1.15e8,
+    maxTokens: 512,
     work: work,
     /** '' when the configuration is quick enough for the main thread (factor times the budget:
      *  for a Worker), else why not. */
     check: function (config, factor) {
       var s = config && typeof config === 'object' ? sizes(config) : null,
         w = s && work(s[0], s[1], s[2]);
+      // The whole chapter's T × T tables and heatmaps above 512 tokens bring the tab down.
+      if (s && s[0] > budget.maxTokens)
+        return (
+          'T = ' +
+          s[0] +
+          ': the page shows at most ' +
+          budget.maxTokens +
+          ' tokens (the JS API and the command line take up to 1024)'
+        );
       if (!w || w <= budget.maxWork * (factor || 1)) return '';
       return (
         'T = ' +
