@@ -331,7 +331,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await edit(page, '#seed_weights', '791');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 60000 });
   // W_query is far down the page: built when scrolled to.
-  await page.locator('[data-stage="W_query"]').scrollIntoViewIfNeeded();
+  await page.evaluate((q) => document.querySelector(q).scrollIntoView(), '[data-stage="W_query"]');
   await page.waitForSelector('[data-stage="W_query"] canvas');
   const w = api.run({ ...BIG, seed_weights: 791 }, { stages: ['W_query'] }).stages[0];
   assert.equal(
@@ -361,7 +361,10 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   // The values: context_vecs[1] drawn as a heatmap, its readout equal to the module's.
   const want = api.run({ ...BIG, seed_weights: 791 }, { stages: ['context_vecs'] }).stages[0];
   const canvas = '[data-stage="context_vecs"] canvas >> nth=1';
-  await page.locator('[data-stage="context_vecs"]').scrollIntoViewIfNeeded(); // built when seen
+  await page.evaluate(
+    (q) => document.querySelector(q).scrollIntoView(),
+    '[data-stage="context_vecs"]',
+  ); // built when seen
   await page.locator(canvas).scrollIntoViewIfNeeded();
   await page.locator(canvas).focus();
   await page.keyboard.press('ArrowDown');
@@ -386,7 +389,10 @@ test('from file:// no Worker starts: the same runs on the main thread', async (t
     await page.locator('#progress').textContent(),
     /^Computed in \d+ ms on the main thread; WebAssembly memory \d+ MB\.$/,
   );
-  await page.locator('[data-stage="attn_weights_causal"]').scrollIntoViewIfNeeded(); // built when seen
+  await page.evaluate(
+    (q) => document.querySelector(q).scrollIntoView(),
+    '[data-stage="attn_weights_causal"]',
+  ); // built when seen
   await page.waitForSelector('[data-stage="attn_weights_causal"] canvas');
   assert.equal(await page.locator('[data-stage="attn_weights_causal"] canvas').count(), 1);
 });
