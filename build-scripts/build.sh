@@ -24,7 +24,7 @@ cp "$out/wasm/causal-attention.js" "$out/web/"
 # without the dev tools. `npm pack "$out/package"` makes the tarball.
 rm -rf "$out/package"
 mkdir -p "$out/package"
-cp "$out/wasm/causal-attention.js" web/causal-attention.d.ts README.md "$out/package/"
+cp "$out/wasm/causal-attention.js" web/causal-attention.d.ts README.md LICENSE "$out/package/"
 node -e '
 const p = require("./package.json");
 for (const k of ["private", "scripts", "devDependencies"]) delete p[k];

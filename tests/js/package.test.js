@@ -1,5 +1,5 @@
 // The npm package ($CA_BUILD/package, made by build.sh): `npm pack` ships exactly package.json's
-// "files" (plus package.json and README.md); the tarball installs offline into an empty
+// "files" (plus package.json, README.md and LICENSE); the tarball installs offline into an empty
 // project, where Node requires it and Chromium runs the widget from node_modules. Prints the
 // tarball's size and files. Cost: about 9 s.
 'use strict';
@@ -30,6 +30,9 @@ test('package.json describes the published package', () => {
   });
   for (const k of ['name', 'version', 'license', 'repository', 'description'])
     assert.ok(manifest[k], k);
+  // The licence the LICENSE file grants, so that writers may ship the widget.
+  assert.equal(manifest.license, 'MIT');
+  assert.match(fs.readFileSync(path.join(__dirname, '../../LICENSE'), 'utf8'), /^MIT License\n/);
   assert.ok(manifest.devDependencies['playwright-core'], 'the dev tools stay');
   const shipped = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   assert.equal(shipped.devDependencies, undefined);
@@ -43,6 +46,7 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp, pkgDir], tmp));
     const names = packed.files.map((f) => f.path).sort();
     assert.deepEqual(names, [
+      'LICENSE',
       'README.md',
       'causal-attention.d.ts',
       'causal-attention.js',
