@@ -133,7 +133,8 @@ int run(int argc, char** argv) {
   }
   app.add_option_function<std::string>(
       "--rng", [&rng](const std::string& v) { rng = v; },
-      "dropout's Bernoulli path: default (book, macOS, ARM, AMD) or mkl (Intel x86 Linux/Windows)");
+      "dropout's Bernoulli path: default (the book; PyTorch 2.7+, Apple silicon, ARM, builds "
+      "without MKL) or mkl (x86 MKL builds of PyTorch 0.4.1 to 2.6: pip, conda, Colab)");
   app.add_flag("--qkv-bias", qkv_bias, "nn.Linear with bias");
   app.add_flag("--no-scale", no_scale, "softmax of the raw scores, without / sqrt(d_k)");
   app.add_flag("--eval", eval, "evaluation mode: dropout is the identity");
