@@ -366,6 +366,73 @@ test("PNG: a download with a PNG signature and the table's size", async () => {
   }
 });
 
+test('SVG: the table and its drawing as shown, colours resolved, labels as text', async () => {
+  /** Exports stage/batch as SVG; returns what the document holds and what the page shows. */
+  const svgOf = async (stage, batch = 0) => {
+    const [download, text] = await Promise.all([
+      page.waitForEvent('download'),
+      exportText(stage, 'svg', batch),
+    ]);
+    assert.equal(download.suggestedFilename(), stage + (batch ? '-' + batch : '') + '.svg');
+    assert.equal(fs.readFileSync(await download.path(), 'utf8'), text);
+    return page.evaluate(
+      ([svg, s, b]) => {
+        const d = new DOMParser().parseFromString(svg, 'image/svg+xml'),
+          box = document.querySelector(`[data-stage="${s}"]`),
+          shown = [...box.querySelectorAll(`.dr[data-batch="${b}"] line`)].filter(
+            (l) => getComputedStyle(l).display !== 'none',
+          );
+        const cells = [...d.querySelectorAll('rect[stroke="#c9d1d9"]')];
+        return {
+          error: d.querySelector('parsererror') !== null,
+          foreign: d.querySelectorAll('img, script, foreignObject').length,
+          cells: cells.length,
+          fills: cells.map((r) => r.getAttribute('fill')),
+          hatched: d.querySelectorAll('rect[fill="url(#hatch)"]').length,
+          texts: [...d.querySelectorAll(':root > text')].map((t) => t.textContent),
+          lines: [...d.querySelectorAll('g line')].map((l) => [
+            l.getAttribute('stroke-width'),
+            l.getAttribute('stroke-dasharray'),
+          ]),
+          pageLines: shown.map((l) => [
+            l.getAttribute('stroke-width'),
+            l.classList.contains('dp') ? '4 3' : null,
+          ]),
+          labels: [...d.querySelectorAll('g text')].map((t) => t.textContent),
+          row1: [...box.querySelectorAll('tbody tr:nth-child(2) td')].map((td) => td.textContent),
+        };
+      },
+      [text, stage, batch],
+    );
+  };
+  const w = await svgOf('attn_weights_causal');
+  assert.equal(w.error, false);
+  assert.equal(w.foreign, 0, 'the <img> token is text, not markup');
+  assert.equal(w.cells, 7 * 7); // the header row and column, 6 × 6 values
+  assert.equal(w.hatched, 15); // the masked upper triangle
+  // Row 1 as the page shows it: label, then the six values (title, corner, 6 labels before).
+  assert.deepEqual(w.texts.slice(1 + 7 + 7 + 1, 1 + 7 + 7 + 7), w.row1);
+  assert.ok(w.texts[0].startsWith('attn_weights_causal (6, 6)'));
+  // The light theme's scale, resolved to rgb: weight 1 at its dark end, masked 0 at its start.
+  assert.equal(w.fills[8], 'rgb(13,42,97)');
+  assert.equal(w.fills[9], 'rgb(251,248,220)');
+  assert.equal(w.lines.length, 21); // one per unmasked pair
+  assert.deepEqual(w.lines, w.pageLines);
+  assert.deepEqual(
+    w.labels,
+    [...TOKENS, ...TOKENS].map((t) => (t.length > 10 ? t.slice(0, 9) + '…' : t)),
+  );
+  // Dropped pairs: dashed as on the page, ✗ in their cells.
+  const d = await svgOf('attn_weights_dropped');
+  assert.ok(d.lines.some((l) => l[1] === '4 3'));
+  assert.deepEqual(d.lines, d.pageLines);
+  assert.ok(d.texts.some((t) => t.startsWith('✗ ')));
+  // A table without a drawing is the table alone.
+  const v = await svgOf('context_vecs', 1);
+  assert.equal(v.lines.length, 0);
+  assert.equal(v.cells, 7 * 3);
+});
+
 test('the clipboard receives the text of the ca-export event, from the page and from a widget', async () => {
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
     origin: server.url.replace(/\/$/, ''),

@@ -1,5 +1,5 @@
-// Exports of a table: Markdown, LaTeX, CSV, a torch.tensor literal, a PNG, and the HTML that
-// embeds a stage. Each copy also dispatches a `ca-export` event ({format, stage, batch, text})
+// Exports of a table: Markdown, LaTeX, CSV, a torch.tensor literal, a PNG, an SVG (with its
+// attention drawing) and the HTML that embeds a stage. Each copy also dispatches a `ca-export` event ({format, stage, batch, text})
 // that bubbles out of any shadow root, for pages (and tests) that want the text.
 (function (CA) {
   'use strict';
@@ -104,26 +104,25 @@
     );
   }
 
-  /** The table as a PNG (a Blob): what the page shows of it, drawn on a canvas at 2x, with the
-   *  light theme's shading, the masked cells' hatching and the ✗ of dropped cells. */
-  function png(wt, id, batch, doc) {
+  /** The table's layout for the PNG and the SVG: what the page shows of it (at most 32 × 32),
+   *  in the light theme, cells of one width measured by `measure(text)` in FONT. */
+  var FONT = '13px ui-monospace,Menlo,Consolas,monospace',
+    ROW_H = 24;
+  function layout(wt, id, batch, measure) {
     var st = R.byId(wt)[id],
       m = R.matrix(st, wt, batch),
       rows = Math.min(m.rows, 32),
       cols = Math.min(m.cols, 32);
     var info = CA.info(id),
       sc = R.scale(m, info),
-      flags = R.marks(st, wt, info, m);
-    var canvas = doc.createElement('canvas'),
-      ctx = canvas.getContext('2d'),
-      rowH = 24,
+      flags = R.marks(st, wt, info, m),
       colW = 16,
+      cells = [],
       i,
       j;
-    var font = '13px ui-monospace,Menlo,Consolas,monospace',
-      title = id + (batch ? '[' + batch + ']' : '') + ' (' + st.shape.join(', ') + ')';
+    var title = id + (batch ? '[' + batch + ']' : '') + ' (' + st.shape.join(', ') + ')';
     // Cell (i, j), with -1 for the header row and column.
-    var cell = function (i, j) {
+    var text = function (i, j) {
       return i < 0
         ? j < 0
           ? m.corner
@@ -132,56 +131,233 @@
           ? m.rowLabel(i)
           : (flags(i, j)[1] ? '✗ ' : '') + R.fmt(m.value(i, j));
     };
-    ctx.font = font;
     for (i = -1; i < rows; i++)
-      for (j = -1; j < cols; j++) colW = Math.max(colW, ctx.measureText(cell(i, j)).width + 16);
+      for (j = -1; j < cols; j++) colW = Math.max(colW, measure(text(i, j)) + 16);
     colW = Math.min(Math.ceil(colW), 120); // one width for all: longer labels are squeezed
-    canvas.width = 2 * Math.max((cols + 1) * colW, ctx.measureText(title).width + 16);
-    canvas.height = 2 * (rows + 2) * rowH;
-    ctx.scale(2, 2);
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, canvas.width, canvas.height);
-    ctx.font = font;
-    ctx.textBaseline = 'middle';
-    ctx.strokeStyle = '#c9d1d9';
-    ctx.fillStyle = '#000';
-    ctx.fillText(title, 8, rowH / 2);
     for (i = -1; i < rows; i++) {
       for (j = -1; j < cols; j++) {
-        var x = (j + 1) * colW,
-          y = (i + 3) * rowH,
-          head = i < 0 || j < 0,
-          v = !head && m.value(i, j); // y: the cell's bottom; row 0 is the title
+        var head = i < 0 || j < 0,
+          v = !head && m.value(i, j);
         var look =
           !head && sc && isFinite(v)
             ? CA.shade(Math.abs(v) / sc.top, sc.seq, v < 0)
             : { bg: head ? '#eef0f3' : '#fff', fg: '#000' };
-        ctx.fillStyle = look.bg;
-        ctx.fillRect(x, y - rowH, colW, rowH);
-        if (!head && flags(i, j)[0]) {
-          // masked: the page's hatching
-          ctx.save();
-          ctx.beginPath();
-          ctx.rect(x, y - rowH, colW, rowH);
-          ctx.clip();
-          ctx.beginPath();
-          for (var d = 0; d < colW + rowH; d += 6) {
-            ctx.moveTo(x + d, y - rowH);
-            ctx.lineTo(x + d - rowH, y);
-          }
-          ctx.strokeStyle = 'rgba(0,0,0,.16)';
-          ctx.stroke();
-          ctx.restore();
-        }
-        ctx.strokeRect(x + 0.5, y - rowH + 0.5, colW, rowH);
-        ctx.fillStyle = look.fg;
-        ctx.textAlign = head ? 'left' : 'right';
-        ctx.fillText(cell(i, j), head ? x + 8 : x + colW - 8, y - rowH / 2, colW - 16);
+        // x, y: the cell's top left; row 0 is the title
+        cells.push({
+          x: (j + 1) * colW,
+          y: (i + 2) * ROW_H,
+          text: text(i, j),
+          head: head,
+          bg: look.bg,
+          fg: look.fg,
+          masked: !head && flags(i, j)[0],
+        });
       }
     }
+    return {
+      title: title,
+      colW: colW,
+      cells: cells,
+      width: Math.max((cols + 1) * colW, measure(title) + 16),
+      height: (rows + 2) * ROW_H,
+    };
+  }
+  function measurer(doc) {
+    var ctx = doc.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    ctx.font = FONT;
+    return ctx;
+  }
+
+  /** The table as a PNG (a Blob): what the page shows of it, drawn on a canvas at 2x, with the
+   *  light theme's shading, the masked cells' hatching and the ✗ of dropped cells. */
+  function png(wt, id, batch, doc) {
+    var canvas = doc.createElement('canvas'),
+      ctx = canvas.getContext('2d');
+    ctx.font = FONT;
+    var t = layout(wt, id, batch, function (s) {
+      return ctx.measureText(s).width;
+    });
+    canvas.width = 2 * t.width;
+    canvas.height = 2 * t.height;
+    ctx.scale(2, 2);
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.font = FONT;
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = '#000';
+    ctx.fillText(t.title, 8, ROW_H / 2);
+    t.cells.forEach(function (c) {
+      var x = c.x,
+        y = c.y;
+      ctx.fillStyle = c.bg;
+      ctx.fillRect(x, y, t.colW, ROW_H);
+      if (c.masked) {
+        // masked: the page's hatching
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(x, y, t.colW, ROW_H);
+        ctx.clip();
+        ctx.beginPath();
+        for (var d = 0; d < t.colW + ROW_H; d += 6) {
+          ctx.moveTo(x + d, y);
+          ctx.lineTo(x + d - ROW_H, y + ROW_H);
+        }
+        ctx.strokeStyle = 'rgba(0,0,0,.16)';
+        ctx.stroke();
+        ctx.restore();
+      }
+      ctx.strokeStyle = '#c9d1d9';
+      ctx.strokeRect(x + 0.5, y + 0.5, t.colW, ROW_H);
+      ctx.fillStyle = c.fg;
+      ctx.textAlign = c.head ? 'left' : 'right';
+      ctx.fillText(c.text, c.head ? x + 8 : x + t.colW - 8, y + ROW_H / 2, t.colW - 16);
+    });
     return new Promise(function (resolve) {
       canvas.toBlob(resolve, 'image/png');
     });
+  }
+
+  // The drawing's light-theme colours (styles.js): lines, negative scores, dropped, labels.
+  var INK = { line: '#0b3d7a', ng: '#7a1a12', dp: '#595959', text: '#1b1b1b' };
+  /** The table and, where the page shows one, its attention drawing, as one SVG document
+   *  (text) in the light theme: the PNG's cells as rects and text (colours resolved to rgb,
+   *  so that any SVG reader shows them), then the lines of the drawing as shown (a head
+   *  filter applies), with their widths and opacities. */
+  function svgText(wt, id, batch, doc, box) {
+    var ctx = measurer(doc),
+      t = layout(wt, id, batch, function (s) {
+        return ctx.measureText(s).width;
+      });
+    var rgb = function (colour) {
+      ctx.clearRect(0, 0, 1, 1);
+      ctx.fillStyle = colour;
+      ctx.fillRect(0, 0, 1, 1);
+      var p = ctx.getImageData(0, 0, 1, 1).data;
+      return 'rgb(' + p[0] + ',' + p[1] + ',' + p[2] + ')';
+    };
+    var out = [
+      '<rect width="' + t.width + '" height="' + t.height + '" fill="#fff"/>',
+      '<text x="8" y="' + ROW_H / 2 + '" dominant-baseline="central">' + attr(t.title) + '</text>',
+    ];
+    t.cells.forEach(function (c) {
+      out.push(
+        '<rect x="' +
+          c.x +
+          '" y="' +
+          c.y +
+          '" width="' +
+          t.colW +
+          '" height="' +
+          ROW_H +
+          '" fill="' +
+          rgb(c.bg) +
+          '" stroke="#c9d1d9"/>' +
+          (c.masked
+            ? '<rect x="' +
+              c.x +
+              '" y="' +
+              c.y +
+              '" width="' +
+              t.colW +
+              '" height="' +
+              ROW_H +
+              '" fill="url(#hatch)"/>'
+            : '') +
+          '<text x="' +
+          (c.head ? c.x + 8 : c.x + t.colW - 8) +
+          '" y="' +
+          (c.y + ROW_H / 2) +
+          '" dominant-baseline="central" text-anchor="' +
+          (c.head ? 'start' : 'end') +
+          '" fill="' +
+          c.fg +
+          '">' +
+          attr(c.text) +
+          '</text>',
+      );
+    });
+    var W = t.width,
+      H = t.height,
+      pic = box && box.querySelector('.dr[data-batch="' + batch + '"] svg');
+    if (pic) {
+      var view = pic.viewBox.baseVal,
+        x0 = W + 24,
+        y0 = 2 * ROW_H;
+      out.push(
+        '<g transform="translate(' +
+          x0 +
+          ' ' +
+          y0 +
+          ')" font-family="system-ui,sans-serif" font-size="' +
+          (pic.classList.contains('sm') ? 11 : 14) +
+          '" stroke-linecap="round">',
+      );
+      pic.querySelectorAll('line').forEach(function (l) {
+        if (getComputedStyle(l).display === 'none') return; // filtered out by the head buttons
+        var a = function (k) {
+          return l.getAttribute(k);
+        };
+        var kind = l.classList.contains('dp') ? 'dp' : l.classList.contains('ng') ? 'ng' : 'line';
+        out.push(
+          '<line x1="' +
+            a('x1') +
+            '" y1="' +
+            a('y1') +
+            '" x2="' +
+            a('x2') +
+            '" y2="' +
+            a('y2') +
+            '" stroke="' +
+            (kind === 'line' && a('stroke') ? a('stroke') : INK[kind]) +
+            '" stroke-width="' +
+            a('stroke-width') +
+            '" stroke-opacity="' +
+            a('stroke-opacity') +
+            '"' +
+            (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
+            '/>',
+        );
+      });
+      pic.querySelectorAll('.tk text').forEach(function (s) {
+        out.push(
+          '<text x="' +
+            s.getAttribute('x') +
+            '" y="' +
+            s.getAttribute('y') +
+            '" text-anchor="' +
+            s.getAttribute('text-anchor') +
+            '" dominant-baseline="central" fill="' +
+            INK.text +
+            '">' +
+            attr(s.textContent) +
+            '</text>',
+        );
+      });
+      out.push('</g>');
+      W = x0 + view.width;
+      H = Math.max(H, y0 + view.height);
+    }
+    return (
+      '<svg xmlns="http://www.w3.org/2000/svg" width="' +
+      W +
+      '" height="' +
+      H +
+      '" viewBox="0 0 ' +
+      W +
+      ' ' +
+      H +
+      '" font-family="ui-monospace,Menlo,Consolas,monospace" font-size="13"><title>' +
+      attr(t.title) +
+      '</title><defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" ' +
+      'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="rgba(0,0,0,.16)"/></pattern></defs>' +
+      '<rect width="' +
+      W +
+      '" height="' +
+      H +
+      '" fill="#fff"/>' +
+      out.join('') +
+      '</svg>\n'
+    );
   }
 
   /** The HTML that embeds stage `id` with configuration `config` (its non-default keys):
@@ -257,12 +433,20 @@
           new CustomEvent('ca-export', { bubbles: true, composed: true, detail: detail }),
         );
       };
+      var file = id + (batch ? '-' + batch : '') + '.' + format;
       if (format === 'png') {
         return png(wt, id, batch, doc).then(function (blob) {
           announce({ format: format, stage: id, batch: batch, blob: blob });
-          download(blob, id + (batch ? '-' + batch : '') + '.png', doc);
-          bar.querySelector('.msg').textContent = 'Saved ' + id + '.png.';
+          download(blob, file, doc);
+          bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
         });
+      }
+      if (format === 'svg') {
+        out = svgText(wt, id, batch, doc, box);
+        announce({ format: format, stage: id, batch: batch, text: out });
+        download(new Blob([out], { type: 'image/svg+xml' }), file, doc);
+        bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
+        return;
       }
       // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
       out =
@@ -279,5 +463,12 @@
     });
   }
 
-  CA.exports = { text: text, png: png, snippet: snippet, bind: bind, markdownCell: markdownText };
+  CA.exports = {
+    text: text,
+    png: png,
+    svg: svgText,
+    snippet: snippet,
+    bind: bind,
+    markdownCell: markdownText,
+  };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

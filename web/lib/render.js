@@ -503,6 +503,7 @@
     ['csv', 'CSV'],
     ['torch', 'torch'],
     ['png', 'PNG'],
+    ['svg', 'SVG'],
   ];
   function tools(doc, st, batch, withEmbed) {
     var bar = el(doc, 'div', 'tools'),
