@@ -193,7 +193,7 @@ test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all
     const all = () =>
       Array.from(box.querySelectorAll('line'), (l) => [
         +l.dataset.h,
-        l.getAttribute('stroke'),
+        getComputedStyle(l).stroke, // what the eye sees: the page's stylesheet applies
         l.getAttribute('stroke-width'),
         getComputedStyle(l).display !== 'none',
       ]);

@@ -143,7 +143,8 @@
           line.dataset.h = h;
           if (drop) line.classList.add('dp');
           if (scores && x < 0) line.classList.add('ng');
-          if (H > 1) line.setAttribute('stroke', HEADS[h % HEADS.length]);
+          // the head's colour as a custom property: a stroke attribute would lose to the sheet
+          if (H > 1) line.style.setProperty('--hc', HEADS[h % HEADS.length]);
         }
       }
     }

@@ -308,14 +308,15 @@
             '" y2="' +
             a('y2') +
             '" stroke="' +
-            (kind === 'line' && a('stroke') ? a('stroke') : INK[kind]) +
-            '" stroke-width="' +
-            a('stroke-width') +
-            '" stroke-opacity="' +
-            a('stroke-opacity') +
-            '"' +
-            (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
-            '/>',
+            (kind !== 'dp' && l.style.getPropertyValue('--hc')) ||
+            INK[kind] +
+              '" stroke-width="' +
+              a('stroke-width') +
+              '" stroke-opacity="' +
+              a('stroke-opacity') +
+              '"' +
+              (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
+              '/>',
         );
       });
       pic.querySelectorAll('.tk text').forEach(function (s) {
