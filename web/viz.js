@@ -207,29 +207,55 @@
     ['https://github.com/pytorch/pytorch/issues/121595', 'pytorch#121595'],
   ];
 
-  // One stage's table for one generator, cells that differ from `other` marked.
+  // One stage's table for one generator, cells that differ from `other` marked: the first
+  // 10 × 10 at most, enough to hold against a notebook's print (the book's are 6 × 6), with the
+  // count of differing cells over the whole table (a T = 128 pair of whole tables would be
+  // 33,000 cells to lay out on every edit). Labels by the stage's axes (dropout_example: 6 × 6).
   function grid(st, other, tokens, rng, parent) {
-    var T = tokens.length,
+    var info = CA.info(st.id),
+      rows = st.shape[0],
+      cols = st.shape[1],
+      n = Math.min(rows, 10),
+      m = Math.min(cols, 10),
+      differ = 0,
       wrap = el('div', 'scroll wv', undefined, parent),
       t = el('table', 't', undefined, wrap),
       i,
       j;
+    var label = function (axis, k) {
+      return axis === 'tok' ? tokens[k] : String(k);
+    };
+    for (i = 0; i < rows * cols; i++) if (st.data[i] !== other.data[i]) differ++;
     wrap.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
     wrap.setAttribute('role', 'region');
     wrap.setAttribute('aria-label', st.id + ', rng ' + rng);
     t.dataset.rng = rng;
-    el('caption', '', 'rng "' + rng + '": ' + WHO[rng], t);
+    el(
+      'caption',
+      '',
+      'rng "' +
+        rng +
+        '": ' +
+        WHO[rng] +
+        '. ' +
+        differ +
+        ' of ' +
+        rows * cols +
+        ' cells differ' +
+        (n < rows || m < cols ? '; the first ' + n + ' × ' + m + ' shown.' : '.'),
+      t,
+    );
     var tr = el('tr', '', undefined, el('thead', '', undefined, t));
-    el('th', 'k', 'query \\ key', tr).scope = 'col';
-    for (j = 0; j < T; j++) el('th', '', tokens[j], tr).scope = 'col';
+    el('th', 'k', info.rows === 'tok' ? 'query \\ key' : '', tr).scope = 'col';
+    for (j = 0; j < m; j++) el('th', '', label(info.cols, j), tr).scope = 'col';
     var body = el('tbody', '', undefined, t);
-    for (i = 0; i < T; i++) {
+    for (i = 0; i < n; i++) {
       tr = el('tr', '', undefined, body);
-      el('th', '', tokens[i], tr).scope = 'row';
-      for (j = 0; j < T; j++) {
-        var x = st.data[i * T + j],
+      el('th', '', label(info.rows, i), tr).scope = 'row';
+      for (j = 0; j < m; j++) {
+        var x = st.data[i * cols + j],
           td = el('td', '', R.fmt(x), tr);
-        if (x !== other.data[i * T + j]) {
+        if (x !== other.data[i * cols + j]) {
           td.className = 'df';
           td.setAttribute('aria-label', R.fmt(x) + ', differs from the other table');
         }
@@ -243,7 +269,9 @@
       cfg = res.config;
     if (!host || !api || !cfg.train || !cfg.dropout) return; // no dropout, nothing differs
     var mine = cfg.rng,
-      flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }));
+      flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
+        stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
+      });
     var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip };
     var box = el('aside', 'why', undefined, host);
     box.setAttribute('aria-labelledby', 'why-title');
