@@ -984,14 +984,26 @@
 
   /** A box whose table is wider than it says so: data-more names the edge(s) it continues past
    *  (the stylesheet fades them). hints(root) after a render or resize; watchHints(root) once. */
-  function hint(box) {
+  function more(box) {
     var left = box.scrollLeft > 1,
       right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
-    if (left || right) box.dataset.more = left && right ? 'both' : left ? 'left' : 'right';
+    return left && right ? 'both' : left ? 'left' : right ? 'right' : '';
+  }
+  function mark(box, side) {
+    if (side) box.dataset.more = side;
     else delete box.dataset.more;
   }
+  function hint(box) {
+    mark(box, more(box));
+  }
+  // Every measure first, then every write: a write between two reads would force one layout
+  // of the page per table.
   function hints(root) {
-    root.querySelectorAll('.scroll').forEach(hint);
+    var boxes = Array.prototype.slice.call(root.querySelectorAll('.scroll')),
+      sides = boxes.map(more);
+    boxes.forEach(function (b, k) {
+      mark(b, sides[k]);
+    });
   }
   function watchHints(root) {
     root.addEventListener(
