@@ -507,6 +507,46 @@ test('"Why are my numbers different?": the two generators\' real tables side by 
   }
 });
 
+test('"Why are my numbers different?" at T = 40: the first 10 × 10 of each table, the count of every differing cell', async () => {
+  const config = { inputs: { randn: [40, 3], seed: 5 } };
+  const w = await open('#' + encodeURIComponent(JSON.stringify(config)));
+  const got = await w.page.evaluate(() =>
+    Array.from(document.querySelectorAll('.why table'), (t) => ({
+      caption: t.caption.textContent,
+      cells: Array.from(t.querySelectorAll('tbody tr'), (tr) =>
+        Array.from(tr.querySelectorAll('td'), (td) => td.textContent),
+      ),
+    })),
+  );
+  const cli = {
+    default: runCli(Object.assign({ rng: 'default' }, config)),
+    mkl: runCli(Object.assign({ rng: 'mkl' }, config)),
+  };
+  ['dropout_example', 'attn_weights_dropped'].forEach((id, n) => {
+    const a = stageOf(cli.default, id).data,
+      b = stageOf(cli.mkl, id).data,
+      differ = a.filter((x, k) => x !== b[k]).length;
+    assert.equal(a.length, 1600);
+    for (const [t, data] of [
+      [got[2 * n], a],
+      [got[2 * n + 1], b],
+    ]) {
+      assert.deepEqual(
+        t.cells,
+        Array.from({ length: 10 }, (_, i) => data.slice(i * 40, i * 40 + 10).map(fmt)),
+        id,
+      );
+      assert.match(
+        t.caption,
+        new RegExp(`\\. ${differ} of 1600 cells differ; the first 10 × 10 shown\\.$`),
+      );
+    }
+  });
+  // Four tables of 10 × 10, not of 40 × 40: the box stays small on every edit.
+  assert.ok((await w.page.$$eval('.why *', (e) => e.length)) < 700);
+  await done(w);
+});
+
 test('the PyTorch print format switch: every table as print() shows it, back again', async () => {
   const w = await open(),
     page = w.page;
