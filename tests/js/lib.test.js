@@ -42,21 +42,17 @@ test('the budget refuses sizes that would block the main thread for more than ab
   assert.equal(check({}), '');
   assert.equal(check({ inputs: { randn: [512, 64] }, d_out: 64 }), '');
   assert.equal(check({ inputs: { randn: [256, 512] }, d_out: 512 }), '');
-  assert.equal(check({ inputs: { randn: [512, 256] }, d_out: 256 }), '');
-  assert.match(
-    check({ inputs: { randn: [1024, 8] } }),
-    /^T = 1024: the page shows at most 512 tokens/,
-  );
+  assert.equal(check({ inputs: { randn: [1024, 128] }, d_out: 128 }), '');
   assert.match(
     check({ inputs: { randn: [512, 512] }, d_out: 512 }),
     /^T = 512, d_in = 512, d_out = 512 would/,
   );
   assert.match(
-    check({ inputs: { randn: [512, 1024] }, d_out: 1024 }),
-    /^T = 512, d_in = 1024, d_out = 1024 would keep the page busy for about \d+(\.\d)? s \(it computes/,
+    check({ inputs: { randn: [1024, 1024] }, d_out: 1024 }),
+    /^T = 1024, d_in = 1024, d_out = 1024 would keep the page busy for about 6\.8 s \(it computes/,
   );
-  const rows = Array.from({ length: 512 }, () => [1, 2, 3]);
-  assert.match(check({ inputs: rows, d_out: 1024 }, 0.1), /^T = 512, d_in = 3, d_out = 1024/);
+  const rows = Array.from({ length: 1024 }, () => [1, 2, 3]);
+  assert.match(check({ inputs: rows, d_out: 512 }), /^T = 1024, d_in = 3, d_out = 512/);
   assert.equal(check({ inputs: { randn: ['x', 3] } }), ''); // the core names that problem
 });
 

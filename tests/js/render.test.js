@@ -306,7 +306,7 @@ test('api.run with {stages}: only those stages cross, with the same bits', async
   assert.throws(() => api.run({ d_out: 0 }, { stages: ['inputs'] }), /"d_out" must be/);
 });
 
-const BIG = { inputs: { randn: [512, 768], seed: 123 }, d_out: 64 }; // the page's largest T (lib/budget.js)
+const BIG = { inputs: { randn: [1024, 768], seed: 123 }, d_out: 64 };
 
 test('a heavy configuration runs in a Worker with a progress line; the page stays responsive', async (t) => {
   const page = await open(t, server.url);
@@ -322,7 +322,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
     })();
   });
   await edit(page, '#d_out', '64');
-  await page.fill('#randn_tokens', '512');
+  await page.fill('#randn_tokens', '1024');
   await page.fill('#randn_d_in', '768');
   await page.click('#randomize');
   await page.waitForSelector('#progress[data-state="running"] progress');
@@ -342,7 +342,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   );
   assert.match(
     await page.locator('#inputs-editor caption').textContent(),
-    /^512 × 768 values/,
+    /^1024 × 768 values/,
     'the editor follows',
   );
   const line = await page.locator('#progress').textContent();
@@ -372,7 +372,7 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   assert.match(
     await page.locator('[data-stage="context_vecs"] .ro >> nth=1').textContent(),
     new RegExp(
-      `^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[512 * 64 + 64 + 1]).replace('.', '\\.')}$`,
+      `^context_vecs\\[1\\]\\[1, 1\\] \\(journey, 1\\) = ${fmt(want.data[1024 * 64 + 64 + 1]).replace('.', '\\.')}$`,
     ),
   );
 });

@@ -34,22 +34,12 @@
 
   var budget = {
     maxWork: 1.15e8,
-    maxTokens: 512,
     work: work,
     /** '' when the configuration is quick enough for the main thread (factor times the budget:
      *  for a Worker), else why not. */
     check: function (config, factor) {
       var s = config && typeof config === 'object' ? sizes(config) : null,
         w = s && work(s[0], s[1], s[2]);
-      // The whole chapter's T × T tables and heatmaps above 512 tokens bring the tab down.
-      if (s && s[0] > budget.maxTokens)
-        return (
-          'T = ' +
-          s[0] +
-          ': the page shows at most ' +
-          budget.maxTokens +
-          ' tokens (the JS API and the command line take up to 1024)'
-        );
       if (!w || w <= budget.maxWork * (factor || 1)) return '';
       return (
         'T = ' +
@@ -61,7 +51,7 @@
         ' would keep the page busy for about ' +
         Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
         ' s (it computes sizes that take up to about 1 s, ' +
-        'e.g. T = 512 with d_in = d_out = 256, or T = 256 with d_in = d_out = 512; the command line ' +
+        'e.g. T = 1024 with d_in = d_out = 128, or T = 256 with d_in = d_out = 512; the command line ' +
         'computes any size)'
       );
     },
