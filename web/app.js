@@ -39,7 +39,10 @@
     randn = null,
     tooBig = false,
     picked = null,
-    lastHash;
+    lastHash,
+    // Exercise 3.3 (#preset=gpt2): the name of the preset whose stages alone are computed (its
+    // MultiHeadAttention, plus the per-head weights for their heatmaps), else null.
+    preset = null;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
   // FIRST_CELLS: the cells built at once for new tables (about two screens); the rest when seen.
   var FIRST_CELLS = 2000,
@@ -148,8 +151,9 @@
   // The editor's model for a result: the values as typed when config c has them, else the
   // float32 values in their shortest form.
   function editorModel(res, c) {
-    var s = res.stages[0],
-      T = s.shape[0],
+    var s = R.byId(res).inputs;
+    if (!s) return { big: res.config.inputs.randn }; // a preset's run (randn inputs) leaves it out
+    var T = s.shape[0],
       D = s.shape[1],
       rows = [];
     if (T * D > MAX_EDITABLE) return { big: s.shape };
@@ -249,11 +253,13 @@
   // where only the newest request's result is shown. fail(message) on an invalid config.
   function compute(c, done, fail) {
     var ticket = ++computing,
-      // Sizes that would keep even a Worker busy too long are refused (lib/budget.js).
-      tooBig = CA.budget.check(c, heavy(c) ? WORKER_BUDGET : 1);
+      // Sizes that would keep even a Worker busy too long are refused (lib/budget.js); a
+      // preset computes its few stages only, in a Worker: its size is known to fit.
+      tooBig = !preset && CA.budget.check(c, heavy(c) ? WORKER_BUDGET : 1),
+      options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
     queued = null;
     if (tooBig) return fail(tooBig);
-    if (!heavy(c)) {
+    if (!preset && !heavy(c)) {
       var res;
       try {
         res = api.run(c);
@@ -265,10 +271,10 @@
     }
     progress(0);
     // One heavy run at a time: edits made meanwhile wait, and only the newest of them runs.
-    if (busy) queued = [c, done, fail, ticket];
-    else start(c, done, fail, ticket);
+    if (busy) queued = [c, done, fail, ticket, options];
+    else start(c, done, fail, ticket, options);
   }
-  function start(c, done, fail, ticket) {
+  function start(c, done, fail, ticket, options) {
     busy = true;
     function finish(ok, value) {
       busy = false;
@@ -279,7 +285,7 @@
       if (ok) done(value.result);
       else fail(value.message);
     }
-    runner.run(c).then(
+    runner.run(c, options).then(
       function (out) {
         finish(true, out);
       },
@@ -340,6 +346,29 @@
         showError(msg, source, sourceElement);
         if (failed) failed();
       },
+    );
+  }
+  // Above the tables while a preset is shown: what it is, its parameter count (the weights and
+  // biases it computed) and the way back to the whole chapter.
+  function presetNote(res) {
+    var note = $('preset-note');
+    if (!note) {
+      note = el('p', { id: 'preset-note', className: 'hint' });
+      main.prepend(note); // inside main: the page's grid keeps its two columns
+    }
+    note.hidden = !preset;
+    if (!preset) return;
+    var params = res.stages.reduce(function (n, s) {
+      return /^mha\.(W_|b_|out_proj)/.test(s.id) ? n + s.data.length : n;
+    }, 0);
+    var back = el('a', { href: '#', textContent: 'the whole chapter' });
+    note.replaceChildren(
+      api.presets[preset].description +
+        ': only its stages are computed, in a Worker; ' +
+        params.toLocaleString('en') +
+        ' parameters. Back to ',
+      back,
+      '.',
     );
   }
   // Renders every stage into its section, updating the tables of the same shape in place, and
@@ -408,7 +437,14 @@
     // The hash: the configuration's settings, then lecture mode's stage=...&lecture (viz.js).
     var hash = keepHash
       ? location.hash
-      : [Object.keys(c).length ? H.stringify(c) : '', CA.lecture.hash()].filter(Boolean).join('&');
+      : [
+          preset ? 'preset=' + preset : '',
+          Object.keys(c).length ? H.stringify(c) : '',
+          CA.lecture.hash(),
+        ]
+          .filter(Boolean)
+          .join('&');
+    presetNote(res);
     if (hash && hash[0] !== '#') hash = '#' + hash;
     lastHash = hash;
     if (location.hash !== hash)
@@ -529,6 +565,7 @@
     }
     function invalid(message) {
       var msg = 'Invalid link (' + message + '): showing the book instead.';
+      preset = null;
       compute((c = {}), function (res) {
         shown(res, msg);
       });
@@ -549,6 +586,13 @@
           stage = k;
         if (k === stage || k === 'stage' || k === 'lecture') delete c[k]; // page keys, not config
       });
+      preset = null;
+      if ('preset' in c) {
+        if (!api.presets[c.preset] || c.preset === 'book') throw new Error('no preset ' + c.preset);
+        preset = c.preset;
+        delete c.preset;
+        c = Object.assign({}, api.presets[preset].config, c);
+      }
     } catch (e) {
       return invalid(e.message);
     }

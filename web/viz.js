@@ -267,7 +267,7 @@
   function compare(res, c) {
     var host = doc.querySelector('[data-section="s4"]'),
       cfg = res.config;
-    if (!host || !api || !cfg.train || !cfg.dropout) return; // no dropout, nothing differs
+    if (!host || !api || !cfg.train || !cfg.dropout || !R.byId(res).dropout_example) return; // no dropout (or a preset without it), nothing differs
     var mine = cfg.rng,
       flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
         stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
