@@ -90,4 +90,30 @@ void sincos(float x, float& s, float& c) {
   c = from_bits(bits(cos_part) ^ sign_cos);
 }
 
+float exp(float x) {
+  // q = round(x / ln 2) as _mm256_cvtps_epi32 rounds (to even; NaN and overflow: INT32_MIN).
+  const float t = x * 1.442695040888963407359924681001892137426645954152985934135449406931f;
+  const std::int32_t q = std::fabs(t) < 0x1p31f ? static_cast<std::int32_t>(std::nearbyint(t))
+                                                : std::numeric_limits<std::int32_t>::min();
+  const float qf = static_cast<float>(q);
+  float s = std::fma(qf, -0.693145751953125f, x);  // x - q ln 2, ln 2 in two parts
+  s = std::fma(qf, -1.428606765330187045e-06f, s);
+  float u = 0.000198527617612853646278381f;
+  u = std::fma(u, s, 0.00139304355252534151077271f);
+  u = std::fma(u, s, 0.00833336077630519866943359f);
+  u = std::fma(u, s, 0.0416664853692054748535156f);
+  u = std::fma(u, s, 0.166666671633720397949219f);
+  u = std::fma(u, s, 0.5f);
+  u = 1.0f + std::fma(s * s, u, s);
+  // u * 2^q in two steps (vldexp2), so that 2^q's halves stay normal: 2^(q >> 1) 2^(q - q >> 1).
+  const auto pow2i = [](std::int32_t e) {
+    return from_bits((static_cast<std::uint32_t>(e) + 0x7f) << 23);
+  };
+  const std::int32_t half = q >> 1;
+  u = u * pow2i(half) * pow2i(q - half);
+  if (x < -104.0f) u = 0.0f;
+  if (100.0f < x) u = std::numeric_limits<float>::infinity();
+  return u;
+}
+
 }  // namespace ca::avx2

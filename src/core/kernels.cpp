@@ -1,6 +1,8 @@
 // The reference kernel, gemm_nt's packing and the choice of instruction set.
 #include "kernels.hpp"
 
+#include "avx2_math.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -106,8 +108,8 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
 
 namespace {
 
-// The vectorised exp is glibc's __expf_fma: use it only where glibc does (FMA and AVX2)
-// and where it agrees with std::exp on a sweep of the softmax's range and the edge cases.
+// The vectorised exp needs FMA and AVX2; it is used where it agrees with the scalar port
+// (avx2::exp) on a sweep of the softmax's range and the edge cases.
 bool fast_exp_works() {
 #if defined(CA_KERNELS_X86)
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
@@ -119,7 +121,7 @@ bool fast_exp_works() {
   std::vector<float> y = x;
   exp_shifted_avx2_fma(y.data(), int(y.size()), 0.0f);
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const float want = std::exp(x[i]);
+    const float want = avx2::exp(x[i]);
     if (!(want == y[i] || (want != want && y[i] != y[i]))) return false;
   }
   return true;
@@ -143,7 +145,7 @@ void exp_shifted(float* w, int n, float max) {
 #if defined(CA_KERNELS_X86)
   if (g_fast_exp) return exp_shifted_avx2_fma(w, n, max);
 #endif
-  for (int j = 0; j < n; ++j) w[j] = std::exp(w[j] - max);
+  for (int j = 0; j < n; ++j) w[j] = avx2::exp(w[j] - max);
 }
 
 }  // namespace ca::kernels
