@@ -85,7 +85,11 @@ void BM_Softmax(benchmark::State& state) {
   state.SetLabel(ca::kernels::fast_exp() ? "vectorised exp" : "scalar exp");
   ca::kernels::set_fast_exp(saved);
 }
-BENCHMARK(BM_Softmax)->Args({256, 1})->Args({256, 0})->Args({1024, 1})->Args({1024, 0})
+BENCHMARK(BM_Softmax)
+    ->Args({256, 1})
+    ->Args({256, 0})
+    ->Args({1024, 1})
+    ->Args({1024, 0})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
