@@ -23,8 +23,9 @@ float from_bits(std::uint32_t u) {
 // std::fma(a, b, c) for floats, fast where fma is a library call (WebAssembly, x86 without
 // -mfma): the product is exact in double, so the double sum rounds to the float nearest
 // a * b + c unless it fell exactly halfway between two floats (the one case where rounding
-// twice can differ) or into the floats' subnormal range. Those cases set `rare`, and the
-// caller starts again with std::fma.
+// twice can differ: the low 29 of the double's 52 fraction bits are 1 and 28 zeros) or below
+// 2^-126 (double exponent field under 1023 - 126 = 897: the floats' subnormal range). Those
+// cases set `rare`, and the caller starts again with std::fma.
 struct FastFma {
   bool rare = false;
   float operator()(float a, float b, float c) {

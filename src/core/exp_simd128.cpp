@@ -10,7 +10,8 @@ namespace ca::kernels {
 
 namespace {
 
-// a * b + c rounded once, for 4 floats; `rare` collects the lanes where that is not certain.
+// a * b + c rounded once, for 4 floats; `rare` collects the lanes where that is not certain
+// (the tests of avx2_math.cpp's FastFma).
 inline v128_t fma4(v128_t a, v128_t b, v128_t c, v128_t& rare) {
   const auto half = [](v128_t x) { return wasm_i32x4_shuffle(x, x, 2, 3, 0, 1); };
   const v128_t lo = wasm_f64x2_add(
