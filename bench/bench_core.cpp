@@ -5,6 +5,7 @@
 #include "attention.hpp"
 #include "config_json.hpp"
 #include "generator.hpp"
+#include "kernels.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -65,6 +66,31 @@ void BM_AttentionNaive(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * T);
 }
 BENCHMARK(BM_AttentionNaive)->Arg(32)->Arg(256)->Unit(benchmark::kMicrosecond);
+
+// Pass 4 alone on (T, T) scores, as the page's stages and the causal class run it: the whole
+// masked softmax and causal_softmax_forward (the triangle only); arg 1: vectorised exp or not.
+void BM_Softmax(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0));
+  const bool fast = state.range(1) != 0, saved = ca::kernels::fast_exp();
+  ca::kernels::set_fast_exp(fast);
+  ca::Generator gen(1);
+  ca::Tensor scores = ca::randn({T, T}, gen), weights({T, T});
+  ca::masked_fill(scores.matrix(), ca::causal_mask(T).matrix());
+  std::vector<unsigned char> full(T);
+  for (auto _ : state) {
+    ca::softmax_forward(weights.matrix(), scores.matrix(), 8.0f);
+    ca::causal_softmax_forward(weights.data.data(), T, scores.data.data(), T, T, 8.0f, full.data());
+    benchmark::DoNotOptimize(weights.data.data());
+  }
+  state.SetLabel(ca::kernels::fast_exp() ? "vectorised exp" : "scalar exp");
+  ca::kernels::set_fast_exp(saved);
+}
+BENCHMARK(BM_Softmax)
+    ->Args({256, 1})
+    ->Args({256, 0})
+    ->Args({1024, 1})
+    ->Args({1024, 0})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

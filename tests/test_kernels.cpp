@@ -7,6 +7,7 @@
 #include <random>
 
 #include "attention.hpp"
+#include "avx2_math.hpp"
 #include "kernels.hpp"
 #include "nn.hpp"
 #include "support.hpp"
@@ -34,7 +35,7 @@ struct IsaGuard {
   }
 };
 
-// Today's kernels: the naive gemm and std::exp one by one.
+// Today's kernels: the naive gemm and the scalar exp one by one.
 void use_reference() {
   ca::kernels::force_isa(Isa::Reference);
   ca::kernels::set_fast_exp(false);
@@ -73,7 +74,7 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 #endif
   CHECK_FALSE(ca::kernels::force_isa(Isa::SIMD128));  // native builds have no WASM path
 #if defined(__x86_64__)
-  // glibc's FMA expf is what std::exp runs there: the vectorised copy must pass its self-check.
+  // SLEEF's AVX2 expf is what PyTorch runs there: the vectorised copy must pass its self-check.
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(ca::kernels::fast_exp());
 #endif
 }
@@ -151,8 +152,8 @@ TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
 
 // The softmax's exponentials: 2^21 floats spread over [-110, 90] by their bits, every
 // special value, shifted by several maxima; the vectorised exp (where the CPU has it) and
-// the scalar loop against std::exp.
-TEST_CASE("exp_shifted equals std::exp bit for bit", "[kernels]") {
+// the scalar loop against the scalar port (avx2::exp).
+TEST_CASE("exp_shifted equals avx2::exp bit for bit", "[kernels]") {
   IsaGuard guard;
   const float lo = -110.0f, hi = 90.0f, inf = std::numeric_limits<float>::infinity();
   std::uint32_t a, b;
@@ -169,7 +170,7 @@ TEST_CASE("exp_shifted equals std::exp bit for bit", "[kernels]") {
   if (fast && !ca::kernels::set_fast_exp(true)) SUCCEED("this CPU has no vectorised exp");
   ca::kernels::set_fast_exp(fast);
   std::vector<float> got = x, want(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) want[i] = std::exp(x[i] - max);
+  for (std::size_t i = 0; i < x.size(); ++i) want[i] = ca::avx2::exp(x[i] - max);
   for (std::size_t off = 0; off < 8; ++off) {  // every alignment of the tail
     std::vector<float> g(x.begin() + off, x.end());
     ca::kernels::exp_shifted(g.data(), int(g.size()), max);

@@ -1,6 +1,7 @@
 #include "attention.hpp"
 
 #include "kernels.hpp"
+#include "reduce.hpp"
 
 #include <cmath>
 #include <limits>
@@ -63,26 +64,39 @@ Tensor lower_triangle(int n) {
 void multiply(MatrixMap out, const MatrixIn& a, const MatrixIn& b) { out = a.cwiseProduct(b); }
 
 void row_sums(MatrixMap sums, const MatrixIn& a) {
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < a.cols(); ++j) sum += a(i, j);
-    sums(i, 0) = sum;
-  }
+  for (Eigen::Index i = 0; i < a.rows(); ++i)  // row-major: each row is contiguous
+    sums(i, 0) = reduce::cascade_sum(a.data() + i * a.outerStride(), int(a.cols()));
 }
 
 void divide_rows(MatrixMap out, const MatrixIn& a, const MatrixIn& sums) {
   for (Eigen::Index i = 0; i < a.rows(); ++i) out.row(i) = a.row(i) / sums(i, 0);
 }
 
+namespace {
+
+// The largest of x[0, n), n >= 1, or NaN when one is NaN (vec::maximum propagates NaN).
+float row_max(const float* x, int n) {
+  float max = x[0];
+  for (int j = 1; j < n; ++j) max = x[j] != x[j] || max != max ? x[j] + max : std::max(max, x[j]);
+  return max;
+}
+
+// exp(x - max) in place and times 1 / their sum, over the first n cells of a row of `width`
+// whose other cells are +0 (softmax's exponentials of -inf): _vec_softmax_lastdim.
+void normalise_exp(float* w, int n, int width, float max) {
+  kernels::exp_shifted(w, n, max);
+  const float inverse = 1.0f / reduce::vec_sum(w, n, width);
+  for (int j = 0; j < n; ++j) w[j] *= inverse;
+}
+
+}  // namespace
+
 void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor) {
+  const int n = int(weights.cols());
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     // A separate division, as `attn_scores / keys.shape[-1]**0.5` is its own tensor op.
     weights.row(i) = scores.row(i) / divisor;
-    const float max = weights.row(i).maxCoeff();
-    kernels::exp_shifted(&weights(i, 0), int(weights.cols()), max);  // std::exp's bits
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < weights.cols(); ++j) sum += weights(i, j);  // in order
-    weights.row(i) *= 1.0f / sum;
+    if (n > 0) normalise_exp(&weights(i, 0), n, n, row_max(&weights(i, 0), n));
   }
 }
 
@@ -97,14 +111,9 @@ int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int 
   for (int i = 0; i < T; ++i) {
     float* w = weights + static_cast<long>(i) * ldw;
     float* s = scores + static_cast<long>(i) * lds;
-    float max = neg_inf;
-    bool nan = false;
     for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
-    for (int j = 0; j <= i; ++j) {
-      nan |= w[j] != w[j];
-      max = w[j] > max ? w[j] : max;  // which of +0 and -0 wins does not matter: x - 0 = x
-    }
-    full_rows[i] = nan || !std::isfinite(max);
+    const float max = row_max(w, i + 1);
+    full_rows[i] = !std::isfinite(max);
     if (full_rows[i]) {
       // NaN, +inf or a row of -inf: the masked cells become NaN, not 0. The whole row, as
       // softmax_forward computes it on the masked scores.
@@ -113,12 +122,8 @@ int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int 
       ++full;
       continue;
     }
-    // exp(-inf - max) = +0 for every masked cell; adding +0 to a positive sum changes nothing.
-    kernels::exp_shifted(w, i + 1, max);  // std::exp's bits
-    float sum = 0.0f;
-    for (int j = 0; j <= i; ++j) sum += w[j];  // in order, apart so the calls pipeline
-    const float inverse = 1.0f / sum;
-    for (int j = 0; j <= i; ++j) w[j] *= inverse;
+    // exp(-inf - max) = +0 for every masked cell: summed in its lane, it changes nothing.
+    normalise_exp(w, i + 1, T, max);
   }
   return full;
 }

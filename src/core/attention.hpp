@@ -19,15 +19,16 @@ void masked_fill(MatrixMap scores, const MatrixIn& mask);
 Tensor causal_mask(int n);
 
 // The simple mask's steps, over (T, T) weights:
-// tril(ones(n, n)); out = a * b elementwise; sums (T, 1) = a.sum(dim=-1, keepdim=True);
-// out = a / sums, row by row.
+// tril(ones(n, n)); out = a * b elementwise; sums (T, 1) = a.sum(dim=-1, keepdim=True), in
+// ATen's order (reduce::cascade_sum); out = a / sums, row by row.
 Tensor lower_triangle(int n);
 void multiply(MatrixMap out, const MatrixIn& a, const MatrixIn& b);
 void row_sums(MatrixMap sums, const MatrixIn& a);
 void divide_rows(MatrixMap out, const MatrixIn& a, const MatrixIn& sums);
 
 // Pass 4: weights (T, T) = softmax(scores / divisor, dim=-1), in PyTorch's order:
-// the division as its own float32 op, then max, exp(x - max), sum, times 1/sum.
+// the division as its own float32 op, then max, exp(x - max) with SLEEF's exp (avx2::exp), the
+// sum in reduce_all's lanes (reduce::vec_sum), times 1 / sum.
 void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor);
 
 // Pass 5: context (T, d) = weights (T, T) @ values (T, d).

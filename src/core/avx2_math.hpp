@@ -1,7 +1,8 @@
-// Scalar ports of the vectorised log and sincos that PyTorch's AVX2 build uses in
-// torch.randn (ATen/native/cpu/avx_mathfun.h, cephes polynomials), with the fused
-// multiply-adds GCC forms when it compiles them with -mfma. They differ from libm by up to
-// hundreds of ulps, so reproducing PyTorch's randn needs them, not std::log/std::sin.
+// Scalar ports of the vectorised math PyTorch's AVX2 build runs, evaluated lane by lane:
+// log and sincos of torch.randn (ATen/native/cpu/avx_mathfun.h, cephes polynomials), with the
+// fused multiply-adds GCC forms when it compiles them with -mfma, and SLEEF's exp
+// (Vectorized<float>::exp, softmax and torch.exp). They differ from libm by up to hundreds of
+// ulps (exp: 1), so reproducing PyTorch needs them, not std::log/std::sin/std::exp.
 #pragma once
 
 namespace ca::avx2 {
@@ -11,5 +12,9 @@ float log(float x);
 
 // sincos256_ps for one lane.
 void sincos(float x, float& s, float& c);
+
+// Sleef_expf8_u10 for one lane: SLEEF 3.5's xexpf as its AVX2 build (FMA) computes it, the
+// libsleef PyTorch 1.13 links. Equal to libsleef's on all 2^32 inputs (NaNs as NaN).
+float exp(float x);
 
 }  // namespace ca::avx2

@@ -35,9 +35,10 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
 void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
                     float* c, int ldc, Tri tri = Tri::Full);
 
-// w[j] = std::exp(w[j] - max) for j < n, the softmax's exponentials, with std::exp's bits.
-// On CPUs with AVX2 and FMA, 8 at a time in glibc's own algorithm (exp_avx2.cpp), used only
-// after a self-check against std::exp; otherwise std::exp one by one.
+// w[j] = exp(w[j] - max) for j < n, the softmax's exponentials, with the bits of PyTorch's
+// (SLEEF's expf, avx2_math.hpp). On CPUs with AVX2 and FMA 8 at a time (exp_avx2.cpp), in
+// WASM SIMD128 4 at a time (exp_simd128.cpp), used only after a self-check against the scalar
+// port; otherwise avx2::exp one by one.
 void exp_shifted(float* w, int n, float max);
 // Whether exp_shifted is vectorised; set_fast_exp(false) forces the scalar loop (tests,
 // benchmarks). Returns whether the vectorised path is now on.

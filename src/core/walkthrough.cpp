@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "attention.hpp"
+#include "avx2_math.hpp"
 #include "nn.hpp"
+#include "reduce.hpp"
 #include "stages.hpp"
 #include "text.hpp"
 
@@ -134,53 +136,9 @@ Tensor row_of(const Tensor& m, int r) {
                                                m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
 }
 
-// ATen's multi_row_sum: `rows` rows of `width` float32 accumulators, added up in its 4-level
-// cascade (blocks of 16 rows; 2^4 stays the block size below 2^16 rows).
-void multi_row_sum(const float* x, int rows, int width, float* out) {
-  constexpr int kLevels = 4, kPower = 4, kStep = 1 << kPower, kMask = kStep - 1;
-  std::vector<float> acc(static_cast<std::size_t>(kLevels) * width, 0.0f);
-  int i = 0;
-  while (i + kStep <= rows) {
-    for (int j = 0; j < kStep; ++j, ++i)
-      for (int k = 0; k < width; ++k) acc[k] += x[i * width + k];
-    for (int j = 1; j < kLevels; ++j) {
-      for (int k = 0; k < width; ++k) {
-        acc[j * width + k] += acc[(j - 1) * width + k];
-        acc[(j - 1) * width + k] = 0.0f;
-      }
-      if ((i & (kMask << (j * kPower))) != 0) break;
-    }
-  }
-  for (; i < rows; ++i)
-    for (int k = 0; k < width; ++k) acc[k] += x[i * width + k];
-  for (int j = 1; j < kLevels; ++j)
-    for (int k = 0; k < width; ++k) acc[k] += acc[j * width + k];
-  std::copy_n(acc.begin(), width, out);
-}
-
-// tensor.sum() of a contiguous float32 vector as PyTorch's AVX2 build adds it
-// (SumKernel.cpp): from 8 values on, 4 x 8 lane accumulators, the leftover values, then the
-// 8 lanes; below, 4 scalar accumulators.
+// tensor.sum() of a vector, in ATen's order.
 float torch_sum(const Tensor& t) {
-  const float* x = t.data.data();
-  const int n = static_cast<int>(t.numel());
-  if (n >= 8) {
-    const int vectors = n / 8, rows = vectors / 4;
-    float lanes[32];
-    multi_row_sum(x, rows, 32, lanes);
-    for (int i = rows * 4; i < vectors; ++i)
-      for (int l = 0; l < 8; ++l) lanes[l] += x[i * 8 + l];
-    for (int k = 1; k < 4; ++k)
-      for (int l = 0; l < 8; ++l) lanes[l] += lanes[k * 8 + l];
-    float total = 0.0f;
-    for (int k = vectors * 8; k < n; ++k) total += x[k];
-    for (int l = 0; l < 8; ++l) total += lanes[l];
-    return total;
-  }
-  float acc[4];
-  multi_row_sum(x, n / 4, 4, acc);
-  for (int i = n / 4 * 4; i < n; ++i) acc[0] += x[i];
-  return ((acc[0] + acc[1]) + acc[2]) + acc[3];
+  return reduce::cascade_sum(t.data.data(), static_cast<int>(t.numel()));
 }
 
 // torch.stack((x, x), dim=0): (T, d) -> (2, T, d)
@@ -207,7 +165,7 @@ void simple_part(Builder& out, const Tensor& inputs, int q) {
   for (float& v : tmp.data) v /= total;
   out.add("simple.attn_weights_q_tmp", std::move(tmp));
   Tensor naive = attn_scores_q;  // exp / sum(exp), no max subtracted, as the book writes it
-  for (float& v : naive.data) v = std::exp(v);
+  for (float& v : naive.data) v = avx2::exp(v);  // torch.exp: SLEEF's, as softmax's
   const float exp_total = torch_sum(naive);
   for (float& v : naive.data) v /= exp_total;
   out.add("simple.attn_weights_q_naive", std::move(naive));

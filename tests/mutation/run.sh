@@ -22,7 +22,10 @@ tests="$work/build/tests/ca_tests"
 # name | file | regex to find | replacement (Python re syntax)
 mutations=(
   "matmul sums its products in reverse order (the kernels' tail tiles, which every golden case with d_out below the vector width runs)|src/core/kernels_tile.hpp|for \(int l = 0; l < klim; \+\+l\) acc \+= a\[l\]|for (int l = klim - 1; l >= 0; --l) acc += a[l]"
-  "softmax divides by the sum (/= sum) instead of multiplying by 1/sum|src/core/attention.cpp|(\w+)\.row\(i\) \*= 1\.0f / sum;|\1.row(i) /= sum;"
+  "softmax divides by the sum (/= sum) instead of multiplying by 1/sum|src/core/attention.cpp|1\.0f / (reduce::vec_sum\(w, n, width\));\n(.*)w\[j\] \*= inverse;|\1;\n\2w[j] /= inverse;"
+  "softmax adds its exponentials in order, not in reduce_all's 8 lanes|src/core/reduce.cpp|if \(width < 8\) \{|if (true) {"
+  "row sums and tensor.sum() take the 4-accumulator path at any length, not SumKernel's 8 lanes|src/core/reduce.cpp|if \(n >= 8\) \{|if (false) {"
+  "exp is libm's, not SLEEF's (the vectorised exp then fails its self-check)|src/core/avx2_math.cpp|  FastFma fast;|  return std::exp(x);\n  FastFma fast;"
   "scores are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|= scores\.row\(i\) / divisor;|= scores.row(i) * (1.0f / divisor);"
 )
 failed=0
