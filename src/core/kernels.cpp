@@ -94,6 +94,12 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
   }
 }
 
+float* pack_buffer(long n) {
+  thread_local std::vector<float> buffer;
+  if (static_cast<long>(buffer.size()) < n) buffer.resize(static_cast<std::size_t>(n));
+  return buffer.data();
+}
+
 void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
              int ldc, Tri tri) {
   // B^T (k, n), row-major; the buffer is kept for the next call on this thread.
