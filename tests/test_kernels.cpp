@@ -1,5 +1,6 @@
 // The fast matmul kernels (SSE2, AVX2, WASM SIMD128) against the naive reference kernel, and
-// CausalAttention's causal path (masked triangle skipped) against the full passes: bit for bit.
+// CausalAttention's and MultiHeadAttention's causal path (masked triangle skipped) against the
+// full passes: bit for bit.
 #include <catch2/catch.hpp>
 #include <tuple>
 #include <cstring>
@@ -366,6 +367,65 @@ TEST_CASE("CausalAttention's causal path at T = 1024", "[kernels]") {
   ca::CausalAttention m(64, 64, 1024, 0.1, false, gen);
   m.training = train;
   check_causal(m, ca::randn({2, 1024, 64}, gen), 5);
+}
+
+// MultiHeadAttention.forward (the masked triangle skipped, heads read in place, one (T, T) at
+// a time in eval mode) against trace() (every pass whole, on the reference kernel): the output
+// bit for bit and the generator left in the same state, on every instruction set, twice.
+TEST_CASE("MultiHeadAttention's forward equals its full trace bit for bit", "[kernels]") {
+  const int seed = GENERATE(range(0, 150));
+  std::mt19937 rng(static_cast<unsigned>(seed) + 3000);
+  std::uniform_int_distribution<int> batch(1, 3), tokens(1, 30), width(1, 12), heads(1, 4),
+      pick(0, 5);
+  const int B = batch(rng), T = tokens(rng), d_in = width(rng), H = heads(rng),
+            d_out = H * width(rng);
+  const double ps[] = {0.0, 0.1, 0.5, 0.9, 1.0, 0.3};
+  ca::Generator gen(static_cast<std::uint64_t>(seed));
+  ca::MultiHeadAttention m(d_in, d_out, T + pick(rng), ps[pick(rng)], H, seed % 2 == 0, gen);
+  m.training = seed % 3 != 0;
+  m.scale = seed % 7 != 0;
+  m.rng = seed % 4 == 0 ? ca::DropoutRng::Mkl : ca::DropoutRng::Default;
+  ca::Tensor x({B, T, d_in}, data(std::size_t(B) * T * d_in, rng, seed % 6 == 0));
+  if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
+  INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
+               << " H " << H << " p " << m.dropout_p << " train " << m.training);
+  ca::Generator ref_gen(41);
+  ca::Tensor want;
+  {
+    IsaGuard guard;
+    use_reference();
+    want = m.trace(x, ref_gen).context_vecs;
+  }
+  const std::uint32_t next = ref_gen.random();
+  IsaGuard guard;
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    for (int call = 0; call < 2; ++call) {  // the second call reuses the buffers
+      ca::Generator g(41);
+      const ca::Tensor got = m.forward(x, g);
+      CHECK(got.shape == want.shape);
+      CHECK(same(got.data, want.data));
+      CHECK(g.random() == next);
+    }
+  }
+}
+
+TEST_CASE("MultiHeadAttention's forward at GPT-2 width", "[kernels]") {
+  const bool train = GENERATE(false, true);
+  ca::Generator gen(8);
+  ca::MultiHeadAttention m(768, 768, 80, 0.1, 12, false, gen);
+  m.training = train;
+  const ca::Tensor x = ca::randn({2, 80, 768}, gen);
+  ca::Generator g1(3), g2(3);
+  ca::Tensor want;
+  {
+    IsaGuard guard;
+    use_reference();
+    want = m.trace(x, g1).context_vecs;
+  }
+  CHECK(same(m.forward(x, g2).data, want.data));
+  CHECK(g1.random() == g2.random());
 }
 
 // The golden configurations: each stage of the walkthrough on every instruction set equals
