@@ -1,7 +1,8 @@
 // The WASM side of bench/compare.sh: the module as built (glue + wasm in the wasm build
 // directory; the same binary causal-attention.js ships), timed in Node with performance.now().
 //   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
-// Prints {"ok": true, "seconds": [...], "check": ...} (ok false when the module lacks it).
+// Prints {"ok": true, "seconds": [...], "check": ..., "bits": ...} (bench_modules.hpp's
+// hash of the output; ok false when the module lacks it).
 // "walkthrough" is the core's walkthrough alone; "api" is api.run({}), Embind included.
 'use strict';
 const fs = require('fs');
@@ -29,6 +30,7 @@ async function main() {
     total += s;
     if (seconds.length >= 200) break;
   }
-  console.log(JSON.stringify({ ok: true, check, seconds }));
+  const bits = module === 'causal' || module === 'mha' ? m.benchBits() : 0;
+  console.log(JSON.stringify({ ok: true, check, bits, seconds }));
 }
 main().catch((e) => { console.error(e); process.exit(1); });
