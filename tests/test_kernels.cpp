@@ -148,6 +148,23 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   }
 }
 
+TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
+  IsaGuard guard;
+  const Tri tri = GENERATE(Tri::Full, Tri::LowerOut, Tri::LowerK);
+  std::vector<float> want(6 * 7, -1.0f);
+  ca::kernels::gemm_reference(5, 6, 0, nullptr, 1, nullptr, 6, want.data(), 7, tri);
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    std::vector<float> got(6 * 7, -1.0f);
+    ca::kernels::gemm(5, 6, 0, nullptr, 1, nullptr, 6, got.data(), 7, tri);
+    if (tri == Tri::LowerOut)
+      for (int i = 0; i < 5; ++i)
+        for (int j = i + 1; j < 6; ++j) got[std::size_t(i) * 7 + j] = want[std::size_t(i) * 7 + j];
+    CHECK(same(got, want));
+  }
+}
+
 // The sizes of attention: T up to 1024, d = 64 and 768, as scores (LowerOut, packed keys^T),
 // context (LowerK) and a linear (Full, gemm_nt against an explicit transpose).
 TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {

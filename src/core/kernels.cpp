@@ -82,6 +82,11 @@ bool force_isa(Isa isa) {
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
           int ldc, Tri tri) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // every sum is its starting +0
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) c[long(i) * ldc + j] = 0.0f;
+    return;
+  }
   switch (g_isa) {
 #if defined(CA_KERNELS_X86)
     case Isa::AVX2: return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri);

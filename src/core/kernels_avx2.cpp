@@ -8,6 +8,7 @@ namespace {
 struct Avx2 {
   using T = __m256;
   static constexpr int NV = 3;
+  static constexpr bool kInPlace = true;
   static constexpr int W = 8;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }

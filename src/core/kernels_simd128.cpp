@@ -7,6 +7,7 @@ namespace {
 struct Simd128 {
   using T = v128_t;
   static constexpr int NV = 2;  // 4 x 2 tiles: half the code of 4 x 3 in the module
+  static constexpr bool kInPlace = false;
   static constexpr int W = 4;
   static T zero() { return wasm_f32x4_splat(0.0f); }
   static T load(const float* p) { return wasm_v128_load(p); }

@@ -7,6 +7,7 @@ namespace {
 struct Sse2 {
   using T = __m128;
   static constexpr int NV = 3;
+  static constexpr bool kInPlace = true;
   static constexpr int W = 4;
   static T zero() { return _mm_setzero_ps(); }
   static T load(const float* p) { return _mm_loadu_ps(p); }

@@ -1,7 +1,8 @@
 // The register-tiled gemm, written once over a vector type V and included by one .cpp per
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
 // with its own flags. V provides: T, W (floats per vector), NV (the widest tile, in vectors),
-// zero(), load(p), store(p, x), set1(f), add(x, y), mul(x, y). Everything here has internal linkage and includes no
+// kInPlace (whether small products skip the packing), zero(), load(p), store(p, x), set1(f),
+// add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here has internal linkage and includes no
 // library header, so no AVX2 instruction can leak into another object through a shared
 // inline function.
 //
@@ -211,7 +212,8 @@ template <class V>
 void gemm_tiled(const Args& g) {
   // Small B (up to 128 KB: the linears at d = 64, short sequences): rows outermost, B read
   // in place. Larger (scores and context from T = 512 on, GPT-2-size linears): blocked.
-  if (static_cast<long>(g.k) * g.n <= 32 * 1024 || g.k == 0) {
+  // WASM runs the blocked path alone: one path is less code in the module.
+  if (V::kInPlace && static_cast<long>(g.k) * g.n <= 32 * 1024) {
     rows<V>(g, 0, g.n);
     return;
   }
