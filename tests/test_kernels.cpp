@@ -386,10 +386,88 @@ TEST_CASE("CausalAttention's causal path at T = 1024", "[kernels]") {
   check_causal(m, ca::randn({2, 1024, 64}, gen), 5);
 }
 
-// MultiHeadAttention.forward (the masked triangle skipped, heads read in place, one (T, T) at
-// a time in eval mode) against trace() (every pass whole, on the reference kernel): the output
-// bit for bit and the generator left in the same state, on every instruction set, twice.
-TEST_CASE("MultiHeadAttention's forward equals its full trace bit for bit", "[kernels]") {
+namespace {
+
+// MultiHeadAttention.trace before the causal skip: every pass over the whole (T, T), heads
+// copied out, masked_fill, a dropout copy of (B, H, T, T); run on the reference kernel.
+ca::MultiHeadAttention::Trace mha_reference(const ca::MultiHeadAttention& m, const ca::Tensor& x,
+                                            ca::Generator& gen) {
+  IsaGuard guard;
+  use_reference();
+  const int B = x.shape[0], T = x.shape[1], H = m.num_heads, hd = m.head_dim;
+  const auto split = [&](const ca::Tensor& y) {  // view(B, T, H, hd).transpose(1, 2)
+    ca::Tensor out({B, H, T, hd});
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t)
+          for (int c = 0; c < hd; ++c)
+            out.data[((std::size_t(b) * H + h) * T + t) * hd + c] =
+                y.data[(std::size_t(b) * T + t) * H * hd + h * hd + c];
+    return out;
+  };
+  ca::MultiHeadAttention::Trace t;
+  t.queries = split(m.W_query(x));
+  t.keys = split(m.W_key(x));
+  t.values = split(m.W_value(x));
+  t.attn_scores = ca::Tensor({B, H, T, T});
+  t.attn_weights = ca::Tensor({B, H, T, T});
+  for (int bh = 0; bh < B * H; ++bh) {
+    ca::scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
+    ca::masked_fill(t.attn_scores.matrix(bh), m.mask.matrix());
+    ca::softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh),
+                        ca::score_divisor(hd, m.scale));
+  }
+  if (m.training && m.dropout_p != 0.0)
+    t.attn_weights = ca::dropout(t.attn_weights, m.dropout_p, m.training, gen, m.rng);
+  t.context_vec = ca::Tensor({B, T, H * hd});
+  ca::Tensor head({T, hd});
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      ca::context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
+      for (int i = 0; i < T; ++i)
+        for (int c = 0; c < hd; ++c)
+          t.context_vec.data[(std::size_t(b) * T + i) * H * hd + h * hd + c] = head.at(i, c);
+    }
+  t.context_vecs = m.out_proj(t.context_vec);
+  return t;
+}
+
+// trace and forward on every instruction set against mha_reference: every intermediate and
+// the output bit for bit, the generator left in the same state, twice (buffers reused).
+void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64_t seed) {
+  ca::Generator ref_gen(seed);
+  const ca::MultiHeadAttention::Trace want = mha_reference(m, x, ref_gen);
+  const std::uint32_t next = ref_gen.random();
+  IsaGuard guard;
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    for (int call = 0; call < 2; ++call) {
+      ca::Generator g(seed), g2(seed);
+      const ca::Tensor got = m.forward(x, g);
+      CHECK(got.shape == want.context_vecs.shape);
+      CHECK(same(got.data, want.context_vecs.data));
+      CHECK(g.random() == next);
+      const ca::MultiHeadAttention::Trace t = m.trace(x, g2);
+      CHECK(g2.random() == next);
+      const std::pair<const ca::Tensor*, const ca::Tensor*> pairs[] = {
+          {&t.queries, &want.queries},         {&t.keys, &want.keys},
+          {&t.values, &want.values},           {&t.attn_scores, &want.attn_scores},
+          {&t.attn_weights, &want.attn_weights}, {&t.context_vec, &want.context_vec},
+          {&t.context_vecs, &want.context_vecs}};
+      for (const auto& [mine, theirs] : pairs) {
+        CHECK(mine->shape == theirs->shape);
+        CHECK(same(mine->data, theirs->data));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// 150 random modules and inputs: T 1 .. 30, 1 to 4 heads, train and eval, every dropout kind,
+// both RNGs, inputs with inf, NaN and overflowing scores.
+TEST_CASE("MultiHeadAttention's forward and trace equal the full passes bit for bit", "[kernels]") {
   const int seed = GENERATE(range(0, 150));
   std::mt19937 rng(static_cast<unsigned>(seed) + 3000);
   std::uniform_int_distribution<int> batch(1, 3), tokens(1, 30), width(1, 12), heads(1, 4),
@@ -406,43 +484,15 @@ TEST_CASE("MultiHeadAttention's forward equals its full trace bit for bit", "[ke
   if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
   INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
                << " H " << H << " p " << m.dropout_p << " train " << m.training);
-  ca::Generator ref_gen(41);
-  ca::Tensor want;
-  {
-    IsaGuard guard;
-    use_reference();
-    want = m.trace(x, ref_gen).context_vecs;
-  }
-  const std::uint32_t next = ref_gen.random();
-  IsaGuard guard;
-  for (Isa isa : isas()) {
-    INFO(ca::kernels::isa_name(isa));
-    REQUIRE(ca::kernels::force_isa(isa));
-    for (int call = 0; call < 2; ++call) {  // the second call reuses the buffers
-      ca::Generator g(41);
-      const ca::Tensor got = m.forward(x, g);
-      CHECK(got.shape == want.shape);
-      CHECK(same(got.data, want.data));
-      CHECK(g.random() == next);
-    }
-  }
+  check_mha(m, x, 41);
 }
 
-TEST_CASE("MultiHeadAttention's forward at GPT-2 width", "[kernels]") {
+TEST_CASE("MultiHeadAttention's forward and trace at GPT-2 width", "[kernels]") {
   const bool train = GENERATE(false, true);
   ca::Generator gen(8);
   ca::MultiHeadAttention m(768, 768, 80, 0.1, 12, false, gen);
   m.training = train;
-  const ca::Tensor x = ca::randn({2, 80, 768}, gen);
-  ca::Generator g1(3), g2(3);
-  ca::Tensor want;
-  {
-    IsaGuard guard;
-    use_reference();
-    want = m.trace(x, g1).context_vecs;
-  }
-  CHECK(same(m.forward(x, g2).data, want.data));
-  CHECK(g1.random() == g2.random());
+  check_mha(m, ca::randn({2, 80, 768}, gen), 3);
 }
 
 // The golden configurations: each stage of the walkthrough on every instruction set equals

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -159,22 +160,37 @@ bool all_finite(const float* x, int T, int hd, int ld) {
 // The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
 // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
 // Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
-// every draw is made, in order, masked cells included. Without it one (T, T) at a time.
+// every draw is made, in order, masked cells included. Without it one (T, T) at a time,
+// unless `trace` asks for the (B, H, T, T) scores (masked with -inf) and weights, whole.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
                   const Tensor& values, int H, float divisor, double p, bool training,
-                  Generator& gen, DropoutRng rng, AttentionScratch& s) {
+                  Generator& gen, DropoutRng rng, AttentionScratch& s,
+                  MultiHeadAttention::Trace* trace = nullptr) {
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
-  const bool drop = training && p != 0.0 && BH * TT != 0;
-  s.scores.resize(TT);
-  s.weights.resize(drop ? BH * TT : TT);
-  s.full_rows.resize(drop ? BH * T : T);
+  const bool drop = training && p != 0.0 && BH * TT != 0, whole = drop || trace;
+  if (trace) {
+    trace->attn_scores = Tensor({B, H, T, T});
+    trace->attn_weights = Tensor({B, H, T, T});
+  } else {
+    s.scores.resize(TT);
+    s.weights.resize(whole ? BH * TT : TT);
+  }
+  s.full_rows.resize(whole ? BH * T : T);
+  float* const weights = trace ? trace->attn_weights.data.data() : s.weights.data();
+  unsigned char* const full_rows = s.full_rows.data();
   const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };  // head h of batch b
-  float* const scores = s.scores.data();
   const auto attend = [&](std::size_t bh, float* w, unsigned char* full) {
-    kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D, scores, T,
-                     kernels::Tri::LowerOut);
+    float* scores = trace ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
+    kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
+                     scores, T, kernels::Tri::LowerOut);
     causal_softmax_forward(w, T, scores, T, T, divisor, full);
+    if (!trace) return;
+    for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
+      std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
+                -std::numeric_limits<float>::infinity());
+      if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+    }
   };
   const auto combine = [&](std::size_t bh, float* w, const unsigned char* full) {
     const float* v = values.data.data() + at(bh);
@@ -191,31 +207,32 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
       if (full[i])
         kernels::gemm(1, hd, T, w + std::size_t(i) * T, T, v, D, ctx + std::size_t(i) * D, D);
   };
-  if (!drop) {
+  if (!whole) {
     for (std::size_t bh = 0; bh < BH; ++bh) {
-      attend(bh, s.weights.data(), s.full_rows.data());
-      combine(bh, s.weights.data(), s.full_rows.data());
+      attend(bh, weights, full_rows);
+      combine(bh, weights, full_rows);
     }
     return;
   }
-  check_dropout(p);
-  float* const weights = s.weights.data();
-  unsigned char* const full_rows = s.full_rows.data();
   for (std::size_t bh = 0; bh < BH; ++bh) attend(bh, weights + bh * TT, full_rows + bh * T);
-  const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
-  if (p != 1.0) {
-    s.noise.shape = {int(BH), T, T};
-    s.noise.data.resize(BH * TT);
-    bernoulli_(s.noise, 1.0 - p, gen, rng);
-  }
-  for (std::size_t row = 0; row < BH * T; ++row) {
-    const std::size_t n = full_rows[row] ? T : row % T + 1;
-    float* w = weights + row * T;
-    if (p == 1.0) {
-      for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
-    } else {
-      const float* noise = s.noise.data.data() + row * T;
-      for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+  if (drop) {
+    check_dropout(p);
+    const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
+    if (p != 1.0) {
+      s.noise.shape = {int(BH), T, T};
+      s.noise.data.resize(BH * TT);
+      bernoulli_(s.noise, 1.0 - p, gen, rng);
+    }
+    // The masked cells are +0 and stay +0 (+0 times a finite number); only a full row runs whole.
+    for (std::size_t row = 0; row < BH * T; ++row) {
+      const std::size_t n = full_rows[row] ? T : row % T + 1;
+      float* w = weights + row * T;
+      if (p == 1.0) {
+        for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
+      } else {
+        const float* noise = s.noise.data.data() + row * T;
+        for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+      }
     }
   }
   for (std::size_t bh = 0; bh < BH; ++bh) combine(bh, weights + bh * TT, full_rows + bh * T);
@@ -323,34 +340,14 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
 
 MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen) const {
   check_input(x, context_length);
-  const int B = x.shape[0], T = x.shape[1], H = num_heads, hd = head_dim;
+  const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Trace t;
-  t.queries = split_heads(W_query(x), H);  // (B, H, T, hd)
-  t.keys = split_heads(W_key(x), H);
-  t.values = split_heads(W_value(x), H);
-  t.attn_scores = Tensor({B, H, T, T});
-  t.attn_weights = Tensor({B, H, T, T});
-  const float divisor = score_divisor(hd, scale);  // keys.shape[-1] is head_dim
-  for (int bh = 0; bh < B * H; ++bh) {  // queries @ keys.transpose(2, 3): one matrix per (b, h)
-    scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
-    masked_fill(t.attn_scores.matrix(bh), mask.matrix());
-    softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh), divisor);
-  }
-  // One dropout over the (B, H, T, T) tensor, drawn in its row-major order.
-  if (training && dropout_p != 0.0)
-    t.attn_weights = dropout(t.attn_weights, dropout_p, training, gen, rng);
-  // (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
-  t.context_vec = Tensor({B, T, H * hd});
-  Tensor head({T, hd});
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
-      for (int i = 0; i < T; ++i)
-        std::copy_n(head.data.begin() + static_cast<std::size_t>(i) * hd, hd,
-                    t.context_vec.data.begin() + (static_cast<std::size_t>(b) * T + i) * H * hd +
-                        h * hd);
-    }
-  }
+  t.context_vec = Tensor(queries.shape);
+  causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
+               dropout_p, training, gen, rng, scratch, &t);
+  t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
+  t.keys = split_heads(keys, num_heads);
+  t.values = split_heads(values, num_heads);
   t.context_vecs = out_proj(t.context_vec);
   return t;
 }

@@ -115,9 +115,10 @@ struct MultiHeadAttention {
                      bool qkv_bias, Generator& gen);
   mutable AttentionScratch scratch;
 
-  // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init. The
-  // masked triangle skipped and no (B, H, T, T) tensor kept in eval mode; the same bits as
-  // trace(x, gen).context_vecs, which computes and keeps every intermediate whole.
+  // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init. Both
+  // skip the masked triangle (its cells are written as the full passes leave them: -inf
+  // scores, +0 weights) with the full passes' bits; forward keeps no (B, H, T, T) tensor in
+  // eval mode, trace keeps every intermediate.
   Tensor forward(const Tensor& x, Generator& gen) const;
   Trace trace(const Tensor& x, Generator& gen) const;
 };
