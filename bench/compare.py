@@ -179,7 +179,7 @@ def walkthrough(args, sides):
     print("|---|---|---|")
     print(f"| core (native) | {ms(native)} | 1.00x |")
     print(f"| core (WASM, Node) | {ms(core)} | {core / native:.2f}x |")
-    print(f"| api.run({{}}) (WASM, Node, Embind included) | {ms(api)} | {api / native:.2f}x |")
+    print(f"| run({{}}, {{}}) (WASM, Node, Embind included: what api.run({{}}) calls) | {ms(api)} | {api / native:.2f}x |")
 
 
 def ms(s):
