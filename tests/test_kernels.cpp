@@ -80,7 +80,8 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 }
 
 // 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
-// each mode; the padding and the upper triangle of LowerOut must stay as they were.
+// each mode; the padding and the upper triangle of LowerOut must stay as they were. gemm_nt
+// too, on B^T with NaN in its padding (never read).
 TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]") {
   IsaGuard guard;
   const int seed = GENERATE(range(0, 400));
@@ -96,6 +97,10 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
                            b = data(std::size_t(k) * ldb, rng, special),
                            before = data(std::size_t(m) * ldc, rng, false);
+  const int ldbt = k + 1 + seed % 3;  // B^T (n, k), for gemm_nt
+  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
   INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
             << ldb << " ldc " << ldc);
   std::vector<float> want = before;
@@ -103,13 +108,16 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   for (Isa isa : isas()) {
     INFO(ca::kernels::isa_name(isa));
     REQUIRE(ca::kernels::force_isa(isa));
-    std::vector<float> got = before;
+    std::vector<float> got = before, got_nt = before;
     ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
+    ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
     if (tri == Tri::LowerOut) {  // only j <= i is specified
       for (int i = 0; i < m; ++i)
-        for (int j = i + 1; j < n; ++j) got[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+        for (int j = i + 1; j < n; ++j)
+          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
     }
     CHECK(same(got, want));
+    CHECK(same(got_nt, want));
   }
 }
 
@@ -131,6 +139,10 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
                            b = data(std::size_t(k) * ldb, rng, special),
                            before = data(std::size_t(m) * ldc, rng, false);
+  const int ldbt = k + 1 + seed % 3;  // B^T (n, k), for gemm_nt
+  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
   INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
             << ldb << " ldc " << ldc);
   std::vector<float> want = before;
@@ -138,13 +150,16 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   for (Isa isa : isas()) {
     INFO(ca::kernels::isa_name(isa));
     REQUIRE(ca::kernels::force_isa(isa));
-    std::vector<float> got = before;
+    std::vector<float> got = before, got_nt = before;
     ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
-    if (tri == Tri::LowerOut) {
+    ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
+    if (tri == Tri::LowerOut) {  // only j <= i is specified
       for (int i = 0; i < m; ++i)
-        for (int j = i + 1; j < n; ++j) got[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+        for (int j = i + 1; j < n; ++j)
+          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
     }
     CHECK(same(got, want));
+    CHECK(same(got_nt, want));
   }
 }
 

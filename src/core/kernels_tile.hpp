@@ -31,6 +31,7 @@ struct Args {
   float* c;
   int ldc;
   Tri tri;
+  bool bt;  // b holds B^T (n, k): B(l, j) = b[j * ldb + l]
 };
 
 inline int min_(int x, int y) { return x < y ? x : y; }
@@ -174,10 +175,17 @@ void gemm_blocked(const Args& g) {
       for (int s = 0; s * NR < nc; ++s) {
         const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
         float* p = packed + static_cast<long>(s) * NR * KC;
-        for (int l = 0; l < kc; ++l) {
-          const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
-          for (int x = 0; x < w; ++x) p[l * pw + x] = src[x];
-          for (int x = w; x < pw; ++x) p[l * pw + x] = 0.0f;
+        if (g.bt) {
+          for (int x = 0; x < pw; ++x) {
+            const float* src = g.b + static_cast<long>(jc + s * NR + x) * g.ldb + pc;
+            for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
+          }
+        } else {
+          for (int l = 0; l < kc; ++l) {
+            const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
+            for (int x = 0; x < w; ++x) p[l * pw + x] = src[x];
+            for (int x = w; x < pw; ++x) p[l * pw + x] = 0.0f;
+          }
         }
       }
       // LowerK: rows i < pc take nothing from this block.
@@ -214,8 +222,15 @@ void gemm_tiled(const Args& g) {
   // in place. Larger (scores and context from T = 512 on, GPT-2-size linears): blocked.
   // WASM runs the blocked path alone: one path is less code in the module.
   if (V::kInPlace && static_cast<long>(g.k) * g.n <= 32 * 1024) {
-    rows<V>(g, 0, g.n);
-    return;
+    if (!g.bt) return rows<V>(g, 0, g.n);
+    float* const b = ca::kernels::pack_buffer(static_cast<long>(g.k) * g.n);  // B (k, n)
+    for (int j = 0; j < g.n; ++j)
+      for (int l = 0; l < g.k; ++l) b[static_cast<long>(l) * g.n + j] = g.b[static_cast<long>(j) * g.ldb + l];
+    Args h = g;
+    h.b = b;
+    h.ldb = g.n;
+    h.bt = false;
+    return rows<V>(h, 0, g.n);
   }
   gemm_blocked<V>(g);
 }
