@@ -177,7 +177,7 @@ void gemm_blocked(const Args& g) {
         float* p = packed + static_cast<long>(s) * NR * KC;
         if (g.bt) {
           for (int x = 0; x < pw; ++x) {
-            const float* src = g.b + static_cast<long>(jc + s * NR + x) * g.ldb + pc;
+            const float* src = g.b + static_cast<long>(jc + s * NR + min_(x, w - 1)) * g.ldb + pc;
             for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
           }
         } else {
@@ -219,7 +219,7 @@ void gemm_blocked(const Args& g) {
 template <class V>
 void gemm_tiled(const Args& g) {
   // Small B (up to 128 KB: the linears at d = 64, short sequences): rows outermost, B read
-  // in place. Larger (scores and context from T = 512 on, GPT-2-size linears): blocked.
+  // in place. Larger (scores and context above T = 512 at d = 64, GPT-2-size linears): blocked.
   // WASM runs the blocked path alone: one path is less code in the module.
   if (V::kInPlace && static_cast<long>(g.k) * g.n <= 32 * 1024) {
     if (!g.bt) return rows<V>(g, 0, g.n);
