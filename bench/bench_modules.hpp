@@ -4,15 +4,13 @@
 // module, then x = torch.randn(B, T, d)), so all sides compute the same numbers.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "nn.hpp"
 #include "walkthrough.hpp"
-
-// Set to 1 once src/core/nn.hpp has MultiHeadAttention (the chapter branch): the core's and
-// the WASM module's MultiHeadAttention rows of bench/compare.sh then run.
-#define CA_BENCH_MHA 0
 
 namespace ca_bench {
 
@@ -24,12 +22,10 @@ class Workload {
     if (module == "causal") {
       causal_ = std::make_unique<ca::CausalAttention>(d, d, T, 0.0, false, gen_);
       causal_->training = false;
-#if CA_BENCH_MHA
     } else if (module == "mha") {
       mha_ = std::make_unique<ca::MultiHeadAttention>(d, d, T, 0.0, H, false, gen_);
-#endif
+      mha_->training = false;
     } else {
-      (void)H;
       return;
     }
     x_ = ca::randn({B, T, d}, gen_);
@@ -37,23 +33,29 @@ class Workload {
   bool ok() const { return !x_.data.empty(); }
   // One forward; returns the sum of the output (a check that every side computes the same).
   double run() {
-#if CA_BENCH_MHA
-    const ca::Tensor y = causal_ ? causal_->forward(x_, gen_) : mha_->forward(x_, gen_);
-#else
-    const ca::Tensor y = causal_->forward(x_, gen_);
-#endif
+    y_ = causal_ ? causal_->forward(x_, gen_) : mha_->forward(x_, gen_);
     double sum = 0;
-    for (float v : y.data) sum += v;
+    for (float v : y_.data) sum += v;
     return sum;
   }
+  // The last output's bits in 52 bits (a double holds them exactly, also in JS): the sum of
+  // bits(y[i]) * (2 i + 1) modulo 2^64, as compare.py computes it for PyTorch's output.
+  double bits() const {
+    std::uint64_t h = 0;
+    for (std::size_t i = 0; i < y_.data.size(); ++i) {
+      std::uint32_t u;
+      std::memcpy(&u, &y_.data[i], 4);
+      h += std::uint64_t(u) * (2 * std::uint64_t(i) + 1);
+    }
+    return double(h & ((std::uint64_t(1) << 52) - 1));
+  }
+  const ca::Tensor& output() const { return y_; }
 
  private:
   ca::Generator gen_;
-  ca::Tensor x_;
+  ca::Tensor x_, y_;
   std::unique_ptr<ca::CausalAttention> causal_;
-#if CA_BENCH_MHA
   std::unique_ptr<ca::MultiHeadAttention> mha_;
-#endif
 };
 
 // The walkthrough of the book's example (every stage), as the page computes it.

@@ -3,6 +3,8 @@
 Driver: runs every (module, shape) on every side, each in its own process, and prints one
 Markdown table: median time, min-max, GFLOP/s, and the ratios of the core to PyTorch.
 Worker (`compare.py torch MODULE B T d H RUNS SECONDS`): the book's modules in PyTorch.
+Every side hashes its output's bits; the core's and PyTorch's (reference BLAS) outputs are also
+written to files and compared float by float (identical, or the largest difference).
 
 GFLOP counts every multiply and add of the matmuls the book's code does, the masked upper
 triangle included (8 B T d^2 + 4 B T^2 d for MultiHeadAttention, 6 B T d^2 + 4 B T^2 d for
@@ -11,9 +13,11 @@ CausalAttention): the same count for every side, so GFLOP/s compare like times d
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 SHAPES = [(2, 6, 3, 1), (2, 64, 64, 1), (2, 256, 64, 1), (2, 1024, 64, 1),
@@ -29,6 +33,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def flops(module, B, T, d):
     proj = 8 if module == "mha" else 6
     return proj * B * T * d * d + 4 * B * T * T * d
+
+
+def output_bits(y):
+    """bench_modules.hpp's hash: sum of bits(y[i]) * (2 i + 1) mod 2^64, its low 52 bits."""
+    import numpy as np
+    u = np.ascontiguousarray(y, dtype=np.float32).reshape(-1).view(np.uint32).astype(np.uint64)
+    odd = np.arange(u.size, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = int(np.sum(u * odd, dtype=np.uint64))
+    return float(h & ((1 << 52) - 1))
+
+
+def difference(mine, theirs):
+    """The core's output file against PyTorch's: 'identical', or how many and how far."""
+    import numpy as np
+    a, b = np.fromfile(mine, dtype=np.float32), np.fromfile(theirs, dtype=np.float32)
+    if a.size != b.size:
+        return f"{a.size} vs {b.size} values"
+    same = int(np.sum(a.view(np.uint32) == b.view(np.uint32)))
+    if same == a.size:
+        return "identical"
+    worst = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+    return f"{same} of {a.size} identical, largest difference {worst:.3g}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -92,7 +119,11 @@ def torch_worker(module, B, T, d, H, runs, seconds):
     m.eval()
     x = torch.randn(B, T, d)
     with torch.no_grad():
-        check = float(m(x).double().sum())  # warm-up
+        y0 = m(x)  # warm-up
+        check = float(y0.double().sum())
+        bits = output_bits(y0.numpy())
+        if os.environ.get("CA_BENCH_OUTPUT"):
+            y0.numpy().tofile(os.environ["CA_BENCH_OUTPUT"])
         samples, total, batch = [], 0.0, 1
         while len(samples) < runs or total < seconds:
             t0 = time.perf_counter()
@@ -108,17 +139,20 @@ def torch_worker(module, B, T, d, H, runs, seconds):
                 break
     with open("/proc/self/maps") as f:
         blas = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1]})
-    print(json.dumps({"ok": True, "check": check, "seconds": samples, "blas": blas,
+    print(json.dumps({"ok": True, "check": check, "bits": bits, "seconds": samples, "blas": blas,
                       "threads": torch.get_num_threads()}))
 
 
 # ---------------------------------------------------------------------------------------
 # Driver.
 
-def run_side(args, side, module, shape, runs, seconds):
+def run_side(args, side, module, shape, runs, seconds, output=None):
     B, T, d, H = shape
     params = [module, str(B), str(T), str(d), str(H), str(runs), str(seconds)]
     env = dict(os.environ, **ONE_THREAD)
+    env.pop("CA_BENCH_OUTPUT", None)
+    if output:
+        env["CA_BENCH_OUTPUT"] = output
     if side == "native":
         cmd = [os.path.join(args.build, "native/bench/ca_compare")] + params
     elif side == "wasm":
@@ -145,7 +179,7 @@ def walkthrough(args, sides):
     print("|---|---|---|")
     print(f"| core (native) | {ms(native)} | 1.00x |")
     print(f"| core (WASM, Node) | {ms(core)} | {core / native:.2f}x |")
-    print(f"| api.run({{}}) (WASM, Node, Embind included) | {ms(api)} | {api / native:.2f}x |")
+    print(f"| run({{}}, {{}}) (WASM, Node, Embind included: what api.run({{}}) calls) | {ms(api)} | {api / native:.2f}x |")
 
 
 def ms(s):
@@ -172,6 +206,10 @@ def main():
     ratios = [("native", "torch"), ("native", "openblas"), ("wasm", "native")]
     ratios = [r for r in ratios if r[0] in sides and r[1] in sides]
     head += [f"{SIDE_NAMES[a].split(' (')[0] if a != 'wasm' else 'WASM'} / {SIDE_NAMES[b]}" for a, b in ratios]
+    bits = "native" in sides and "torch" in sides
+    if bits:
+        head.append("core's output vs PyTorch (ref. BLAS)")
+    tmp = tempfile.mkdtemp(prefix="ca-compare-")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     loaded = {}
@@ -182,21 +220,28 @@ def main():
                 continue
             B, T, d, H = shape
             gflop = flops(module, B, T, d) / 1e9
-            cells, medians, checks = [], {}, {}
+            cells, medians, checks, hashes = [], {}, {}, {}
+            outputs = {side: os.path.join(tmp, side + ".f32") for side in ("native", "torch")}
             for side in sides:
-                r = run_side(args, side, module, shape, args.runs, args.seconds)
+                r = run_side(args, side, module, shape, args.runs, args.seconds, outputs.get(side))
                 if not r["ok"]:
                     cells.append("not in the core yet")
                     continue
                 s = r["seconds"]
                 med = statistics.median(s)
-                medians[side], checks[side] = med, r["check"]
+                medians[side], checks[side], hashes[side] = med, r["check"], r.get("bits")
                 rate = gflop / med
                 cells.append(f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.1f}" if rate >= 1 else
                              f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.2f}")
                 if "blas" in r:
                     loaded.setdefault(side, set()).update(r["blas"])
             ratio_cells = [f"{medians[a] / medians[b]:.2f}x" if a in medians and b in medians else "" for a, b in ratios]
+            if bits:
+                ratio_cells.append(difference(outputs["native"], outputs["torch"]))
+            if "wasm" in hashes and "native" in hashes and hashes["wasm"] != hashes["native"]:
+                if bits:
+                    ratio_cells[-1] += "; WASM differs from native"
+                print(f"compare: WASM {label}: output bits differ from native", file=sys.stderr)
             print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(cells + ratio_cells) + " |", flush=True)
             ref = checks.get("torch")
             for side, c in checks.items():  # every side computes the same module on the same x
@@ -206,7 +251,9 @@ def main():
         walkthrough(args, sides)
     for side, blas in loaded.items():
         print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")
-    print("\nTimes in ms; ratios are of median times (< 1: the core is faster).")
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("\nTimes in ms; ratios are of median times (< 1: the core is faster). The last column"
+          " compares every output float's bits; WASM's are checked equal to native's by hash.")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 // The native side of bench/compare.sh: times one (module, shape) and prints JSON.
 //   compare_native causal|mha|walkthrough B T d H MIN_RUNS MIN_SECONDS [isa]
-// Prints {"ok": true, "seconds": [...], "check": sum of the output, "isa": "avx2"}, or
-// {"ok": false} when the module is not in this build. One thread (the core has no other).
+// Prints {"ok": true, "seconds": [...], "check": sum of the output, "bits": its hash (see
+// bench_modules.hpp), "isa": "avx2"}, or {"ok": false} for an unknown module. With
+// CA_BENCH_OUTPUT=FILE set, also writes the output there as raw float32 (compare.py reads it
+// to find the largest difference from PyTorch's). One thread (the core has no other).
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -53,8 +56,13 @@ int main(int argc, char** argv) {
     total += s;
     if (seconds.size() >= 200) break;
   }
-  std::printf("{\"ok\": true, \"isa\": \"%s\", \"check\": %.9g, \"seconds\": [",
-              ca::kernels::isa_name(ca::kernels::active_isa()), check);
+  if (const char* path = std::getenv("CA_BENCH_OUTPUT"); path && w) {
+    const std::vector<float>& y = w->output().data;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(y.data()), std::streamsize(y.size() * sizeof(float)));
+  }
+  std::printf("{\"ok\": true, \"isa\": \"%s\", \"check\": %.17g, \"bits\": %.17g, \"seconds\": [",
+              ca::kernels::isa_name(ca::kernels::active_isa()), check, w ? w->bits() : 0.0);
   for (std::size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.9g", i ? ", " : "", seconds[i]);
   std::printf("]}\n");
   return 0;

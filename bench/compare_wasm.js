@@ -1,8 +1,10 @@
 // The WASM side of bench/compare.sh: the module as built (glue + wasm in the wasm build
 // directory; the same binary causal-attention.js ships), timed in Node with performance.now().
 //   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
-// Prints {"ok": true, "seconds": [...], "check": ...} (ok false when the module lacks it).
-// "walkthrough" is the core's walkthrough alone; "api" is api.run({}), Embind included.
+// Prints {"ok": true, "seconds": [...], "check": ..., "bits": ...} (bench_modules.hpp's
+// hash of the output; ok false when the module lacks it).
+// "walkthrough" is the core's walkthrough alone; "api" is the module's run({}, {}) (what
+// api.run({}) calls), Embind included.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -14,7 +16,7 @@ async function main() {
   const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-module.wasm')) });
   const ids = { causal: 0, mha: 1, walkthrough: 2 };
   let once;
-  if (module === 'api') once = () => m.run({}).stages.length;
+  if (module === 'api') once = () => m.run({}, {}).stages.length;
   else if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
   else return console.log(JSON.stringify({ ok: false }));
   let check = once();  // warm-up
@@ -29,6 +31,7 @@ async function main() {
     total += s;
     if (seconds.length >= 200) break;
   }
-  console.log(JSON.stringify({ ok: true, check, seconds }));
+  const bits = module === 'causal' || module === 'mha' ? m.benchBits() : 0;
+  console.log(JSON.stringify({ ok: true, check, bits, seconds }));
 }
 main().catch((e) => { console.error(e); process.exit(1); });

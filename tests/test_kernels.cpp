@@ -1,5 +1,6 @@
 // The fast matmul kernels (SSE2, AVX2, WASM SIMD128) against the naive reference kernel, and
-// CausalAttention's causal path (masked triangle skipped) against the full passes: bit for bit.
+// CausalAttention's and MultiHeadAttention's causal path (masked triangle skipped) against the
+// full passes: bit for bit.
 #include <catch2/catch.hpp>
 #include <tuple>
 #include <cstring>
@@ -80,7 +81,8 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 }
 
 // 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
-// each mode; the padding and the upper triangle of LowerOut must stay as they were.
+// each mode; the padding and the upper triangle of LowerOut must stay as they were. gemm_nt
+// too, on B^T with NaN in its padding (never read).
 TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]") {
   IsaGuard guard;
   const int seed = GENERATE(range(0, 400));
@@ -96,6 +98,10 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
                            b = data(std::size_t(k) * ldb, rng, special),
                            before = data(std::size_t(m) * ldc, rng, false);
+  const int ldbt = k + 1 + seed % 3;  // B^T (n, k), for gemm_nt
+  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
   INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
             << ldb << " ldc " << ldc);
   std::vector<float> want = before;
@@ -103,12 +109,74 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   for (Isa isa : isas()) {
     INFO(ca::kernels::isa_name(isa));
     REQUIRE(ca::kernels::force_isa(isa));
-    std::vector<float> got = before;
+    std::vector<float> got = before, got_nt = before;
     ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
+    ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
     if (tri == Tri::LowerOut) {  // only j <= i is specified
       for (int i = 0; i < m; ++i)
-        for (int j = i + 1; j < n; ++j) got[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+        for (int j = i + 1; j < n; ++j)
+          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
     }
+    CHECK(same(got, want));
+    CHECK(same(got_nt, want));
+  }
+}
+
+// The blocked path (B over 128 KB): shapes across its block edges (k blocks of 256, rows
+// in blocks of 96, column panels of 1536 / 768 / 512 floats, padded last strips), each mode,
+// padded leading dimensions, special values in some.
+TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[kernels]") {
+  IsaGuard guard;
+  const int seed = GENERATE(range(0, 40));
+  std::mt19937 rng(static_cast<unsigned>(seed) + 7000);
+  std::uniform_int_distribution<int> rows(1, 200), pad(0, 5), mode(0, 2);
+  const int m = seed % 9 == 0 ? 1 : rows(rng);
+  const int n = std::uniform_int_distribution<int>(seed % 4 == 0 ? 1540 : 130, 1700)(rng);
+  const int k = std::uniform_int_distribution<int>(260, 600)(rng);
+  const Tri tri = static_cast<Tri>(mode(rng));
+  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
+  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
+  const bool special = seed % 5 == 0;
+  const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
+                           b = data(std::size_t(k) * ldb, rng, special),
+                           before = data(std::size_t(m) * ldc, rng, false);
+  const int ldbt = k + 1 + seed % 3;  // B^T (n, k), for gemm_nt
+  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
+  INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
+            << ldb << " ldc " << ldc);
+  std::vector<float> want = before;
+  ca::kernels::gemm_reference(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, tri);
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    std::vector<float> got = before, got_nt = before;
+    ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
+    ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
+    if (tri == Tri::LowerOut) {  // only j <= i is specified
+      for (int i = 0; i < m; ++i)
+        for (int j = i + 1; j < n; ++j)
+          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+    }
+    CHECK(same(got, want));
+    CHECK(same(got_nt, want));
+  }
+}
+
+TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
+  IsaGuard guard;
+  const Tri tri = GENERATE(Tri::Full, Tri::LowerOut, Tri::LowerK);
+  std::vector<float> want(6 * 7, -1.0f);
+  ca::kernels::gemm_reference(5, 6, 0, nullptr, 1, nullptr, 6, want.data(), 7, tri);
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    std::vector<float> got(6 * 7, -1.0f);
+    ca::kernels::gemm(5, 6, 0, nullptr, 1, nullptr, 6, got.data(), 7, tri);
+    if (tri == Tri::LowerOut)
+      for (int i = 0; i < 5; ++i)
+        for (int j = i + 1; j < 6; ++j) got[std::size_t(i) * 7 + j] = want[std::size_t(i) * 7 + j];
     CHECK(same(got, want));
   }
 }
@@ -120,7 +188,8 @@ TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
   // Plain variables, not a structured binding: clang 14 (the asan preset) cannot capture one.
   const auto shape = GENERATE(table<int, int, int, Tri>({
       {1024, 1024, 64, Tri::LowerOut}, {1024, 64, 1024, Tri::LowerK}, {1023, 64, 1023, Tri::Full},
-      {257, 768, 768, Tri::Full}, {6, 6, 2, Tri::LowerOut}, {1000, 29, 1000, Tri::LowerK}}));
+      {257, 768, 768, Tri::Full}, {6, 6, 2, Tri::LowerOut}, {1000, 29, 1000, Tri::LowerK},
+      {1600, 1600, 40, Tri::LowerOut}, {1001, 40, 1001, Tri::LowerK}}));
   const int m = std::get<0>(shape), n = std::get<1>(shape), k = std::get<2>(shape);
   const Tri tri = std::get<3>(shape);
   std::mt19937 rng(static_cast<unsigned>(m + n + k));
@@ -331,6 +400,115 @@ TEST_CASE("CausalAttention's causal path at T = 1024", "[kernels]") {
   ca::CausalAttention m(64, 64, 1024, 0.1, false, gen);
   m.training = train;
   check_causal(m, ca::randn({2, 1024, 64}, gen), 5);
+}
+
+namespace {
+
+// MultiHeadAttention.trace before the causal skip: every pass over the whole (T, T), heads
+// copied out, masked_fill, a dropout copy of (B, H, T, T); run on the reference kernel.
+ca::MultiHeadAttention::Trace mha_reference(const ca::MultiHeadAttention& m, const ca::Tensor& x,
+                                            ca::Generator& gen) {
+  IsaGuard guard;
+  use_reference();
+  const int B = x.shape[0], T = x.shape[1], H = m.num_heads, hd = m.head_dim;
+  const auto split = [&](const ca::Tensor& y) {  // view(B, T, H, hd).transpose(1, 2)
+    ca::Tensor out({B, H, T, hd});
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t)
+          for (int c = 0; c < hd; ++c)
+            out.data[((std::size_t(b) * H + h) * T + t) * hd + c] =
+                y.data[(std::size_t(b) * T + t) * H * hd + h * hd + c];
+    return out;
+  };
+  ca::MultiHeadAttention::Trace t;
+  t.queries = split(m.W_query(x));
+  t.keys = split(m.W_key(x));
+  t.values = split(m.W_value(x));
+  t.attn_scores = ca::Tensor({B, H, T, T});
+  t.attn_weights = ca::Tensor({B, H, T, T});
+  for (int bh = 0; bh < B * H; ++bh) {
+    ca::scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
+    ca::masked_fill(t.attn_scores.matrix(bh), m.mask.matrix());
+    ca::softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh),
+                        ca::score_divisor(hd, m.scale));
+  }
+  if (m.training && m.dropout_p != 0.0)
+    t.attn_weights = ca::dropout(t.attn_weights, m.dropout_p, m.training, gen, m.rng);
+  t.context_vec = ca::Tensor({B, T, H * hd});
+  ca::Tensor head({T, hd});
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      ca::context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
+      for (int i = 0; i < T; ++i)
+        for (int c = 0; c < hd; ++c)
+          t.context_vec.data[(std::size_t(b) * T + i) * H * hd + h * hd + c] = head.at(i, c);
+    }
+  t.context_vecs = m.out_proj(t.context_vec);
+  return t;
+}
+
+// trace and forward on every instruction set against mha_reference: every intermediate and
+// the output bit for bit, the generator left in the same state, twice (buffers reused).
+void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64_t seed) {
+  ca::Generator ref_gen(seed);
+  const ca::MultiHeadAttention::Trace want = mha_reference(m, x, ref_gen);
+  const std::uint32_t next = ref_gen.random();
+  IsaGuard guard;
+  for (Isa isa : isas()) {
+    INFO(ca::kernels::isa_name(isa));
+    REQUIRE(ca::kernels::force_isa(isa));
+    for (int call = 0; call < 2; ++call) {
+      ca::Generator g(seed), g2(seed);
+      const ca::Tensor got = m.forward(x, g);
+      CHECK(got.shape == want.context_vecs.shape);
+      CHECK(same(got.data, want.context_vecs.data));
+      CHECK(g.random() == next);
+      const ca::MultiHeadAttention::Trace t = m.trace(x, g2);
+      CHECK(g2.random() == next);
+      const std::pair<const ca::Tensor*, const ca::Tensor*> pairs[] = {
+          {&t.queries, &want.queries},         {&t.keys, &want.keys},
+          {&t.values, &want.values},           {&t.attn_scores, &want.attn_scores},
+          {&t.attn_weights, &want.attn_weights}, {&t.context_vec, &want.context_vec},
+          {&t.context_vecs, &want.context_vecs}};
+      for (const auto& [mine, theirs] : pairs) {
+        CHECK(mine->shape == theirs->shape);
+        CHECK(same(mine->data, theirs->data));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// 150 random modules and inputs: T 1 .. 30, 1 to 4 heads, train and eval, every dropout kind,
+// both RNGs, inputs with inf, NaN and overflowing scores.
+TEST_CASE("MultiHeadAttention's forward and trace equal the full passes bit for bit", "[kernels]") {
+  const int seed = GENERATE(range(0, 150));
+  std::mt19937 rng(static_cast<unsigned>(seed) + 3000);
+  std::uniform_int_distribution<int> batch(1, 3), tokens(1, 30), width(1, 12), heads(1, 4),
+      pick(0, 5);
+  const int B = batch(rng), T = tokens(rng), d_in = width(rng), H = heads(rng),
+            d_out = H * width(rng);
+  const double ps[] = {0.0, 0.1, 0.5, 0.9, 1.0, 0.3};
+  ca::Generator gen(static_cast<std::uint64_t>(seed));
+  ca::MultiHeadAttention m(d_in, d_out, T + pick(rng), ps[pick(rng)], H, seed % 2 == 0, gen);
+  m.training = seed % 3 != 0;
+  m.scale = seed % 7 != 0;
+  m.rng = seed % 4 == 0 ? ca::DropoutRng::Mkl : ca::DropoutRng::Default;
+  ca::Tensor x({B, T, d_in}, data(std::size_t(B) * T * d_in, rng, seed % 6 == 0));
+  if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
+  INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
+               << " H " << H << " p " << m.dropout_p << " train " << m.training);
+  check_mha(m, x, 41);
+}
+
+TEST_CASE("MultiHeadAttention's forward and trace at GPT-2 width", "[kernels]") {
+  const bool train = GENERATE(false, true);
+  ca::Generator gen(8);
+  ca::MultiHeadAttention m(768, 768, 40, 0.1, 12, false, gen);
+  m.training = train;
+  check_mha(m, ca::randn({2, 40, 768}, gen), 3);  // the linears take the blocked path
 }
 
 // The golden configurations: each stage of the walkthrough on every instruction set equals

@@ -13,12 +13,12 @@ namespace ca::kernels {
 // One object per instruction set (kernels_<isa>.cpp), each built with its own flags.
 #if defined(__x86_64__) || defined(__i386__)
 #define CA_KERNELS_X86 1
-void gemm_sse2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
-void gemm_avx2(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+void gemm_sse2(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
+void gemm_avx2(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
 void exp_shifted_avx2_fma(float* w, int n, float max);
 #endif
 #if defined(__wasm_simd128__)
-void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, int, Tri);
+void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
 void exp_shifted_simd128(float* w, int n, float max);
 #endif
 
@@ -82,29 +82,52 @@ bool force_isa(Isa isa) {
   return true;
 }
 
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-          int ldc, Tri tri) {
+namespace {
+
+// b is B (k, n), or with bt B^T (n, k): the fast paths pack either; the reference reads B.
+void dispatch(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+              int ldc, Tri tri, bool bt) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // every sum is its starting +0
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) c[long(i) * ldc + j] = 0.0f;
+    return;
+  }
   switch (g_isa) {
 #if defined(CA_KERNELS_X86)
-    case Isa::AVX2: return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri);
-    case Isa::SSE2: return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri);
+    case Isa::AVX2: return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
+    case Isa::SSE2: return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
 #endif
 #if defined(__wasm_simd128__)
-    case Isa::SIMD128: return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri);
+    case Isa::SIMD128: return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
 #endif
-    default: return gemm_reference(m, n, k, a, lda, b, ldb, c, ldc, tri);
+    default: break;
   }
-}
-
-void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-             int ldc, Tri tri) {
+  if (!bt) return gemm_reference(m, n, k, a, lda, b, ldb, c, ldc, tri);
   // B^T (k, n), row-major; the buffer is kept for the next call on this thread.
   thread_local std::vector<float> packed;
   packed.resize(static_cast<std::size_t>(k) * n);
   for (int j = 0; j < n; ++j)
     for (int l = 0; l < k; ++l) packed[std::size_t(l) * n + j] = b[long(j) * ldb + l];
-  gemm(m, n, k, a, lda, packed.data(), n, c, ldc, tri);
+  gemm_reference(m, n, k, a, lda, packed.data(), n, c, ldc, tri);
+}
+
+}  // namespace
+
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+          int ldc, Tri tri) {
+  dispatch(m, n, k, a, lda, b, ldb, c, ldc, tri, false);
+}
+
+float* pack_buffer(long n) {
+  thread_local std::vector<float> buffer;
+  if (static_cast<long>(buffer.size()) < n) buffer.resize(static_cast<std::size_t>(n));
+  return buffer.data();
+}
+
+void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+             int ldc, Tri tri) {
+  dispatch(m, n, k, a, lda, b, ldb, c, ldc, tri, true);
 }
 
 namespace {

@@ -25,8 +25,8 @@ enum class Tri {
 void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
           int ldc, Tri tri = Tri::Full);
 
-// C (m, n) = A (m, k) @ B (n, k)^T, through a packed copy of B^T (k, n) in a reused
-// per-thread buffer. nn.Linear (B = weight) and the scores (B = keys).
+// C (m, n) = A (m, k) @ B (n, k)^T: the fast paths pack B's rows straight into their blocks,
+// with no transposed copy. nn.Linear (B = weight) and the scores (B = keys).
 void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
              int ldc, Tri tri = Tri::Full);
 

@@ -8,6 +8,7 @@ namespace {
 struct Avx2 {
   using T = __m256;
   static constexpr int NV = 3;
+  static constexpr bool kInPlace = true;
   static constexpr int W = 8;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }
@@ -20,7 +21,7 @@ struct Avx2 {
 
 namespace ca::kernels {
 void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-               int ldc, Tri tri) {
-  gemm_tiled<Avx2>({m, n, k, a, lda, b, ldb, c, ldc, tri});
+               int ldc, Tri tri, bool bt) {
+  gemm_tiled<Avx2>({m, n, k, a, lda, b, ldb, c, ldc, tri, bt});
 }
 }  // namespace ca::kernels

@@ -7,6 +7,7 @@ namespace {
 struct Simd128 {
   using T = v128_t;
   static constexpr int NV = 2;  // 4 x 2 tiles: half the code of 4 x 3 in the module
+  static constexpr bool kInPlace = false;
   static constexpr int W = 4;
   static T zero() { return wasm_f32x4_splat(0.0f); }
   static T load(const float* p) { return wasm_v128_load(p); }
@@ -19,7 +20,7 @@ struct Simd128 {
 
 namespace ca::kernels {
 void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                  float* c, int ldc, Tri tri) {
-  gemm_tiled<Simd128>({m, n, k, a, lda, b, ldb, c, ldc, tri});
+                  float* c, int ldc, Tri tri, bool bt) {
+  gemm_tiled<Simd128>({m, n, k, a, lda, b, ldb, c, ldc, tri, bt});
 }
 }  // namespace ca::kernels

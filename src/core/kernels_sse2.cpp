@@ -7,6 +7,7 @@ namespace {
 struct Sse2 {
   using T = __m128;
   static constexpr int NV = 3;
+  static constexpr bool kInPlace = true;
   static constexpr int W = 4;
   static T zero() { return _mm_setzero_ps(); }
   static T load(const float* p) { return _mm_loadu_ps(p); }
@@ -19,7 +20,7 @@ struct Sse2 {
 
 namespace ca::kernels {
 void gemm_sse2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-               int ldc, Tri tri) {
-  gemm_tiled<Sse2>({m, n, k, a, lda, b, ldb, c, ldc, tri});
+               int ldc, Tri tri, bool bt) {
+  gemm_tiled<Sse2>({m, n, k, a, lda, b, ldb, c, ldc, tri, bt});
 }
 }  // namespace ca::kernels

@@ -1,7 +1,8 @@
 // The register-tiled gemm, written once over a vector type V and included by one .cpp per
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
 // with its own flags. V provides: T, W (floats per vector), NV (the widest tile, in vectors),
-// zero(), load(p), store(p, x), set1(f), add(x, y), mul(x, y). Everything here has internal linkage and includes no
+// kInPlace (whether small products skip the packing), zero(), load(p), store(p, x), set1(f),
+// add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here has internal linkage and includes no
 // library header, so no AVX2 instruction can leak into another object through a shared
 // inline function.
 //
@@ -11,6 +12,11 @@
 #pragma once
 
 #include "kernels.hpp"
+
+namespace ca::kernels {
+// A per-thread buffer of at least n floats, kept for the next call (kernels.cpp).
+float* pack_buffer(long n);
+}  // namespace ca::kernels
 
 namespace {
 
@@ -25,46 +31,79 @@ struct Args {
   float* c;
   int ldc;
   Tri tri;
+  bool bt;  // b holds B^T (n, k): B(l, j) = b[j * ldb + l]
 };
 
 inline int min_(int x, int y) { return x < y ? x : y; }
 
-// Rows i0 .. i0 + MR - 1 x columns j0 .. j0 + NV * W - 1.
+// Rows i0 .. i0 + MR - 1 x columns j0 .. j0 + NV * W - 1 of C, summed over l in [lb, le)
+// (LowerK: row i over l <= i only). b points at B(0, j0), or at a packed panel's B(lb, j0).
+// `more` resumes from the partial sums in C (a k-block after the first: a stored float
+// reloaded is the same float, so the bits are those of one pass). Only the first `cols`
+// columns are stored (a packed panel's padding computes zeros nobody reads).
 template <class V, int MR, int NV>
-inline void tile(const Args& g, int i0, int j0) {
+inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb, int le,
+                 bool more, int cols) {
   using T = typename V::T;
+  constexpr int W = V::W;
+  float* c = g.c + static_cast<long>(i0) * g.ldc + j0;
   T acc[MR][NV];
   for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+    for (int v = 0; v < NV; ++v) {
+      float* cr = c + static_cast<long>(r) * g.ldc + v * W;
+      if (!more) {
+        acc[r][v] = V::zero();
+      } else if (cols >= (v + 1) * W) {
+        acc[r][v] = V::load(cr);
+      } else {  // a partial last vector: through a buffer, never past column j0 + cols
+        float part[W] = {};
+        for (int x = 0; x < min_(cols - v * W, W); ++x) part[x] = cr[x];
+        acc[r][v] = V::load(part);
+      }
+    }
   // LowerK: row i sums over l <= i. Every row of the tile takes l < kmain; in kmain <= l <
   // kend only the rows with i >= l do.
   const bool lower_k = g.tri == Tri::LowerK;
-  const int kend = lower_k ? min_(g.k, i0 + MR) : g.k;
-  const int kmain = lower_k ? min_(g.k, i0 + 1) : g.k;
+  const int kend = lower_k ? min_(le, i0 + MR) : le;
+  const int kmain = lower_k ? min_(le, i0 + 1) : le;
   const float* a = g.a + static_cast<long>(i0) * g.lda;
-  const float* b = g.b + j0;
-  int l = 0;
+  int l = lb;
   for (; l < kmain; ++l) {
-    const float* bl = b + static_cast<long>(l) * g.ldb;
+    const float* bl = b + static_cast<long>(l - lb) * ldb;
     T bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * V::W);
+    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
     for (int r = 0; r < MR; ++r) {
       const T x = V::set1(a[static_cast<long>(r) * g.lda + l]);
       for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
     }
   }
   for (; l < kend; ++l) {
-    const float* bl = b + static_cast<long>(l) * g.ldb;
+    const float* bl = b + static_cast<long>(l - lb) * ldb;
     T bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * V::W);
-    for (int r = l - i0; r < MR; ++r) {
+    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
+    for (int r = 0; r < MR; ++r) {
+      if (i0 + r < l) continue;  // constant bounds keep acc in registers
       const T x = V::set1(a[static_cast<long>(r) * g.lda + l]);
       for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
     }
   }
-  float* c = g.c + static_cast<long>(i0) * g.ldc + j0;
   for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) V::store(c + static_cast<long>(r) * g.ldc + v * V::W, acc[r][v]);
+    for (int v = 0; v < NV; ++v) {
+      float* cr = c + static_cast<long>(r) * g.ldc + v * W;
+      if (cols >= (v + 1) * W) {
+        V::store(cr, acc[r][v]);
+      } else if (cols > v * W) {
+        float part[W];
+        V::store(part, acc[r][v]);
+        for (int x = 0; x < min_(cols - v * W, W); ++x) cr[x] = part[x];
+      }
+    }
+}
+
+// The unblocked path's tile: B in place, every l, all NV * W columns.
+template <class V, int MR, int NV>
+inline void tile(const Args& g, int i0, int j0) {
+  tile<V, MR, NV>(g, i0, j0, g.b + j0, g.ldb, 0, g.k, false, NV * V::W);
 }
 
 // Columns [j0, j1) of rows i0 .. i0 + MR - 1 one output at a time (fewer than W left).
@@ -117,16 +156,83 @@ inline void rows(const Args& g, int jb, int je) {
   }
 }
 
+// The blocked path (Goto's loop order) for B too big for L2: B is packed block by block,
+// KC rows x NC columns, in strips of NR = NV * W columns (KC x NR contiguous, the last strip
+// padded with zeros to whole vectors); a strip stays in L1 while the tiles of MC rows of A
+// (in L2) run over it. Every output still sums over l in order: block after block, each
+// resuming from the partial sum stored in C.
+template <class V>
+void gemm_blocked(const Args& g) {
+  constexpr int W = V::W, NR = V::NV * W, KC = 256, MC = 96, NC = 64 * NR;
+  float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
+  const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
+  // LowerOut: only columns j <= i, so none past the last row.
+  const int n = lower_out ? min_(g.n, g.m) : g.n;
+  for (int jc = 0; jc < n; jc += NC) {
+    const int nc = min_(NC, n - jc);
+    for (int pc = 0; pc < g.k; pc += KC) {
+      const int kc = min_(KC, g.k - pc);
+      for (int s = 0; s * NR < nc; ++s) {
+        const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
+        float* p = packed + static_cast<long>(s) * NR * KC;
+        if (g.bt) {
+          for (int x = 0; x < pw; ++x) {
+            const float* src = g.b + static_cast<long>(jc + s * NR + min_(x, w - 1)) * g.ldb + pc;
+            for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
+          }
+        } else {
+          for (int l = 0; l < kc; ++l) {
+            const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
+            for (int x = 0; x < w; ++x) p[l * pw + x] = src[x];
+            for (int x = w; x < pw; ++x) p[l * pw + x] = 0.0f;
+          }
+        }
+      }
+      // LowerK: rows i < pc take nothing from this block.
+      const int ib = lower_k ? pc / 4 * 4 : 0;
+      for (int ic = ib; ic < g.m; ic += MC) {
+        const int ie = min_(g.m, ic + MC);
+        for (int s = 0; s * NR < nc; ++s) {
+          const int j0 = jc + s * NR;
+          if (lower_out && j0 >= ie) break;
+          const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
+          const float* p = packed + static_cast<long>(s) * NR * KC;
+          int i = ic;
+          for (; i + 4 <= ie; i += 4) {
+            if (lower_out && j0 > i + 3) continue;
+            if (pw == 3 * W) tile<V, 4, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else if (pw == 2 * W) tile<V, 4, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else tile<V, 4, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+          }
+          for (; i < ie; ++i) {
+            if (lower_out && j0 > i) continue;
+            if (pw == 3 * W) tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else if (pw == 2 * W) tile<V, 1, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else tile<V, 1, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+          }
+        }
+      }
+    }
+  }
+}
+
 template <class V>
 void gemm_tiled(const Args& g) {
-  // B small enough for L2 (scores, context, small linears): rows outermost, B stays cached.
-  // Larger (GPT-2-size linears): panels of B columns outermost, each panel cached across rows.
-  if (static_cast<long>(g.k) * g.n <= 128 * 1024) {
-    rows<V>(g, 0, g.n);
-    return;
+  // Small B (up to 128 KB: the linears at d = 64, short sequences): rows outermost, B read
+  // in place. Larger (scores and context above T = 512 at d = 64, GPT-2-size linears): blocked.
+  // WASM runs the blocked path alone: one path is less code in the module.
+  if (V::kInPlace && static_cast<long>(g.k) * g.n <= 32 * 1024) {
+    if (!g.bt) return rows<V>(g, 0, g.n);
+    float* const b = ca::kernels::pack_buffer(static_cast<long>(g.k) * g.n);  // B (k, n)
+    for (int j = 0; j < g.n; ++j)
+      for (int l = 0; l < g.k; ++l) b[static_cast<long>(l) * g.n + j] = g.b[static_cast<long>(j) * g.ldb + l];
+    Args h = g;
+    h.b = b;
+    h.ldb = g.n;
+    h.bt = false;
+    return rows<V>(h, 0, g.n);
   }
-  constexpr int panel = 12 * V::W;
-  for (int jb = 0; jb < g.n; jb += panel) rows<V>(g, jb, min_(g.n, jb + panel));
+  gemm_blocked<V>(g);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -26,19 +27,30 @@ Linear::Linear(int in_features, int out_features, bool with_bias, Generator& gen
   }
 }
 
-Tensor Linear::operator()(const Tensor& x) const {
-  const int in = weight.shape[1], out = weight.shape[0];
-  if (x.cols() != in) {
-    throw std::invalid_argument("Linear: input has " + decimal(x.cols()) + " features, expected " +
-                                decimal(in));
+namespace {
+
+// y (..., n) = x (..., k) @ w_t^T for w_t (n, k), every leading dim of x folded into rows; plus
+// bias (n) when given. nn.Linear passes its weight, matmul the transpose of its w.
+Tensor fold_rows(const Tensor& x, const MatrixIn& w_t, const float* bias, const char* who,
+                 const char* what) {
+  const int k = int(w_t.cols()), n = int(w_t.rows());
+  if (x.cols() != k) {
+    throw std::invalid_argument(std::string(who) + ": input has " + decimal(x.cols()) + " " +
+                                what + ", expected " + decimal(k));
   }
   std::vector<int> shape = x.shape;
-  shape.back() = out;
+  shape.back() = n;
   Tensor y(shape);
-  const int rows = static_cast<int>(x.numel() / in);  // every leading dim folded into rows
-  linear_forward(MatrixMap(y.data.data(), rows, out), ConstMatrixMap(x.data.data(), rows, in),
-                 weight.matrix(), bias ? bias->data.data() : nullptr);
+  const int rows = static_cast<int>(x.numel() / k);
+  linear_forward(MatrixMap(y.data.data(), rows, n), ConstMatrixMap(x.data.data(), rows, k), w_t,
+                 bias);
   return y;
+}
+
+}  // namespace
+
+Tensor Linear::operator()(const Tensor& x) const {
+  return fold_rows(x, weight.matrix(), bias ? bias->data.data() : nullptr, "Linear", "features");
 }
 
 namespace {
@@ -75,20 +87,9 @@ Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng
 }
 
 Tensor matmul(const Tensor& x, const Tensor& w) {
-  const int k = w.shape[0], n = w.shape[1];
-  if (x.cols() != k) {
-    throw std::invalid_argument("matmul: input has " + decimal(x.cols()) + " columns, expected " +
-                                decimal(k));
-  }
-  std::vector<int> shape = x.shape;
-  shape.back() = n;
-  Tensor y(shape);
-  const int rows = static_cast<int>(x.numel() / k);
   // linear_forward multiplies by weight^T: hand it w^T (n, k), the product is x @ w.
   const RowMatrix w_t = w.matrix().transpose();
-  linear_forward(MatrixMap(y.data.data(), rows, n), ConstMatrixMap(x.data.data(), rows, k), w_t,
-                 nullptr);
-  return y;
+  return fold_rows(x, w_t, nullptr, "matmul", "columns");
 }
 
 namespace {
@@ -144,6 +145,101 @@ CausalAttention::CausalAttention(int d_in, int d_out, int context_length_, doubl
       context_length(context_length_),
       mask(causal_mask(context_length_)) {}
 
+namespace {
+
+// The T rows of hd floats, ld apart, at x.
+bool all_finite(const float* x, int T, int hd, int ld) {
+  for (int t = 0; t < T; ++t)
+    if (!all_finite(x + static_cast<std::size_t>(t) * ld, std::size_t(hd))) return false;
+  return true;
+}
+
+// The causal attention of CausalAttention (H = 1) and MultiHeadAttention: queries, keys and
+// values (B, T, D) hold H heads of hd = D / H side by side; context (B, T, D) gets each
+// head's attn_weights @ values where .transpose(1, 2).contiguous().view(B, T, D) puts it.
+// The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
+// causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
+// Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
+// every draw is made, in order, masked cells included. Without it one (T, T) at a time,
+// unless `trace` asks for the (B, H, T, T) scores (masked with -inf) and weights, whole.
+void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
+                  const Tensor& values, int H, float divisor, double p, bool training,
+                  Generator& gen, DropoutRng rng, AttentionScratch& s,
+                  MultiHeadAttention::Trace* trace = nullptr) {
+  const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
+  const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
+  const bool drop = training && p != 0.0 && BH * TT != 0, whole = drop || trace;
+  if (trace) {
+    trace->attn_scores = Tensor({B, H, T, T});
+    trace->attn_weights = Tensor({B, H, T, T});
+  } else {
+    s.scores.resize(TT);
+    s.weights.resize(whole ? BH * TT : TT);
+  }
+  s.full_rows.resize(whole ? BH * T : T);
+  float* const weights = trace ? trace->attn_weights.data.data() : s.weights.data();
+  unsigned char* const full_rows = s.full_rows.data();
+  const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };  // head h of batch b
+  const auto attend = [&](std::size_t bh, float* w, unsigned char* full) {
+    float* scores = trace ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
+    kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
+                     scores, T, kernels::Tri::LowerOut);
+    causal_softmax_forward(w, T, scores, T, T, divisor, full);
+    if (!trace) return;
+    for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
+      std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
+                -std::numeric_limits<float>::infinity());
+      if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+    }
+  };
+  const auto combine = [&](std::size_t bh, float* w, const unsigned char* full) {
+    const float* v = values.data.data() + at(bh);
+    float* ctx = context.data.data() + at(bh);
+    if (!all_finite(v, T, hd, D)) {
+      // 0 * inf is NaN: the masked zeros count here, written out, and every row runs whole.
+      for (int i = 0; i < T; ++i)
+        if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+      kernels::gemm(T, hd, T, w, T, v, D, ctx, D);
+      return;
+    }
+    kernels::gemm(T, hd, T, w, T, v, D, ctx, D, kernels::Tri::LowerK);
+    for (int i = 0; i < T; ++i)
+      if (full[i])
+        kernels::gemm(1, hd, T, w + std::size_t(i) * T, T, v, D, ctx + std::size_t(i) * D, D);
+  };
+  if (!whole) {
+    for (std::size_t bh = 0; bh < BH; ++bh) {
+      attend(bh, weights, full_rows);
+      combine(bh, weights, full_rows);
+    }
+    return;
+  }
+  for (std::size_t bh = 0; bh < BH; ++bh) attend(bh, weights + bh * TT, full_rows + bh * T);
+  if (drop) {
+    check_dropout(p);
+    const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
+    if (p != 1.0) {
+      s.noise.shape = {int(BH), T, T};
+      s.noise.data.resize(BH * TT);
+      bernoulli_(s.noise, 1.0 - p, gen, rng);
+    }
+    // The masked cells are +0 and stay +0 (+0 times a finite number); only a full row runs whole.
+    for (std::size_t row = 0; row < BH * T; ++row) {
+      const std::size_t n = full_rows[row] ? T : row % T + 1;
+      float* w = weights + row * T;
+      if (p == 1.0) {
+        for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
+      } else {
+        const float* noise = s.noise.data.data() + row * T;
+        for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+      }
+    }
+  }
+  for (std::size_t bh = 0; bh < BH; ++bh) combine(bh, weights + bh * TT, full_rows + bh * T);
+}
+
+}  // namespace
+
 Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   if (x.dim() != 3)
     throw std::invalid_argument("CausalAttention: input must be (b, num_tokens, d_in)");
@@ -155,60 +251,8 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   check_dropout(dropout_p);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Tensor context({B, T, d_out});
-  const float divisor = score_divisor(d_out, scale);
-  const std::size_t TT = static_cast<std::size_t>(T) * T;
-  // The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
-  // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
-  scratch.scores.resize(TT);         // (T, T), one sequence at a time
-  scratch.weights.resize(B * TT);    // (B, T, T): dropout runs over the whole batch
-  scratch.full_rows.resize(static_cast<std::size_t>(B) * T);
-  const auto seq = [&](const Tensor& t, int b) { return t.data.data() + std::size_t(b) * T * d_out; };
-  float* const weights = scratch.weights.data();
-  unsigned char* const full_rows = scratch.full_rows.data();
-  for (int b = 0; b < B; ++b) {
-    kernels::gemm_nt(T, T, d_out, seq(queries, b), d_out, seq(keys, b), d_out,
-                     scratch.scores.data(), T, kernels::Tri::LowerOut);
-    causal_softmax_forward(weights + b * TT, T, scratch.scores.data(), T, T, divisor,
-                           full_rows + std::size_t(b) * T);
-  }
-  // Dropout over the whole (B, T, T) tensor as nn.Dropout does: every draw is made, in order,
-  // masked cells included; eval mode touches nothing.
-  if (training && dropout_p != 0.0 && B * TT != 0) {
-    const float keep = static_cast<float>(1.0 - dropout_p);  // noise.div_(1 - p) in float32
-    if (dropout_p != 1.0) {
-      scratch.noise.shape = {B, T, T};
-      scratch.noise.data.resize(B * TT);
-      bernoulli_(scratch.noise, 1.0 - dropout_p, gen, rng);
-    }
-    for (std::size_t row = 0; row < std::size_t(B) * T; ++row) {
-      const std::size_t n = full_rows[row] ? T : row % T + 1;
-      float* w = weights + row * T;
-      if (dropout_p == 1.0) {
-        for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
-      } else {
-        const float* noise = scratch.noise.data.data() + row * T;
-        for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
-      }
-    }
-  }
-  for (int b = 0; b < B; ++b) {
-    float* w = weights + b * TT;
-    const unsigned char* full = full_rows + std::size_t(b) * T;
-    float* ctx = context.data.data() + std::size_t(b) * T * d_out;
-    if (!all_finite(seq(values, b), std::size_t(T) * d_out)) {
-      // 0 * inf is NaN: the masked zeros count here, written out, and every row runs whole.
-      for (int i = 0; i < T; ++i)
-        if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
-      kernels::gemm(T, d_out, T, w, T, seq(values, b), d_out, ctx, d_out);
-      continue;
-    }
-    kernels::gemm(T, d_out, T, w, T, seq(values, b), d_out, ctx, d_out, kernels::Tri::LowerK);
-    for (int i = 0; i < T; ++i) {
-      if (full[i])
-        kernels::gemm(1, d_out, T, w + std::size_t(i) * T, T, seq(values, b), d_out,
-                      ctx + std::size_t(i) * d_out, d_out);
-    }
-  }
+  causal_heads(context, queries, keys, values, 1, score_divisor(d_out, scale), dropout_p,
+               training, gen, rng, scratch);
   return context;
 }
 
@@ -272,45 +316,38 @@ MultiHeadAttention::MultiHeadAttention(int d_in, int d_out, int context_length_,
       context_length(context_length_),
       mask(causal_mask(context_length_)) {}
 
+namespace {
+
+void check_input(const Tensor& x, int context_length) {
+  if (x.dim() != 3)
+    throw std::invalid_argument("MultiHeadAttention: input must be (b, num_tokens, d_in)");
+  if (x.shape[1] > context_length) {
+    throw std::invalid_argument("MultiHeadAttention: " + decimal(x.shape[1]) +
+                                " tokens exceed context_length " + decimal(context_length));
+  }
+}
+
+}  // namespace
+
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
-  return trace(x, gen).context_vecs;
+  check_input(x, context_length);
+  const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
+  Tensor context(queries.shape);
+  causal_heads(context, queries, keys, values, num_heads, score_divisor(head_dim, scale),
+               dropout_p, training, gen, rng, scratch);
+  return out_proj(context);
 }
 
 MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen) const {
-  if (x.dim() != 3)
-    throw std::invalid_argument("MultiHeadAttention: input must be (b, num_tokens, d_in)");
-  const int B = x.shape[0], T = x.shape[1], H = num_heads, hd = head_dim;
-  if (T > context_length) {
-    throw std::invalid_argument("MultiHeadAttention: " + decimal(T) +
-                                " tokens exceed context_length " + decimal(context_length));
-  }
+  check_input(x, context_length);
+  const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Trace t;
-  t.queries = split_heads(W_query(x), H);  // (B, H, T, hd)
-  t.keys = split_heads(W_key(x), H);
-  t.values = split_heads(W_value(x), H);
-  t.attn_scores = Tensor({B, H, T, T});
-  t.attn_weights = Tensor({B, H, T, T});
-  const float divisor = score_divisor(hd, scale);  // keys.shape[-1] is head_dim
-  for (int bh = 0; bh < B * H; ++bh) {  // queries @ keys.transpose(2, 3): one matrix per (b, h)
-    scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
-    masked_fill(t.attn_scores.matrix(bh), mask.matrix());
-    softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh), divisor);
-  }
-  // One dropout over the (B, H, T, T) tensor, drawn in its row-major order.
-  if (training && dropout_p != 0.0)
-    t.attn_weights = dropout(t.attn_weights, dropout_p, training, gen, rng);
-  // (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
-  t.context_vec = Tensor({B, T, H * hd});
-  Tensor head({T, hd});
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
-      for (int i = 0; i < T; ++i)
-        std::copy_n(head.data.begin() + static_cast<std::size_t>(i) * hd, hd,
-                    t.context_vec.data.begin() + (static_cast<std::size_t>(b) * T + i) * H * hd +
-                        h * hd);
-    }
-  }
+  t.context_vec = Tensor(queries.shape);
+  causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
+               dropout_p, training, gen, rng, scratch, &t);
+  t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
+  t.keys = split_heads(keys, num_heads);
+  t.values = split_heads(values, num_heads);
   t.context_vecs = out_proj(t.context_vec);
   return t;
 }

@@ -48,6 +48,17 @@ struct SelfAttentionV2 {
   Tensor forward(const Tensor& x, bool scale = true) const;
 };
 
+// Buffers a module's forward reuses from call to call (scores, weights, dropout noise); a
+// copy of the module starts with empty ones.
+struct AttentionScratch {
+  std::vector<float> scores, weights;
+  std::vector<unsigned char> full_rows;
+  Tensor noise;
+  AttentionScratch() = default;
+  AttentionScratch(const AttentionScratch&) {}
+  AttentionScratch& operator=(const AttentionScratch&) { return *this; }
+};
+
 // CausalAttention(d_in, d_out, context_length, dropout, qkv_bias) of §3.5.
 struct CausalAttention {
   Linear W_query, W_key, W_value;
@@ -58,17 +69,7 @@ struct CausalAttention {
   bool scale = true;
   DropoutRng rng = DropoutRng::Default;
 
-  // Buffers forward reuses from call to call (scores, weights, dropout noise); a copy of the
-  // module starts with empty ones.
-  struct Scratch {
-    std::vector<float> scores, weights;
-    std::vector<unsigned char> full_rows;
-    Tensor noise;
-    Scratch() = default;
-    Scratch(const Scratch&) {}
-    Scratch& operator=(const Scratch&) { return *this; }
-  };
-  mutable Scratch scratch;
+  mutable AttentionScratch scratch;
 
   CausalAttention(int d_in, int d_out, int context_length, double dropout, bool qkv_bias,
                   Generator& gen);
@@ -112,7 +113,12 @@ struct MultiHeadAttention {
   // Throws std::invalid_argument unless d_out % num_heads == 0.
   MultiHeadAttention(int d_in, int d_out, int context_length, double dropout, int num_heads,
                      bool qkv_bias, Generator& gen);
-  // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init.
+  mutable AttentionScratch scratch;
+
+  // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init. Both
+  // skip the masked triangle (its cells are written as the full passes leave them: -inf
+  // scores, +0 weights) with the full passes' bits; forward keeps no (B, H, T, T) tensor in
+  // eval mode, trace keeps every intermediate.
   Tensor forward(const Tensor& x, Generator& gen) const;
   Trace trace(const Tensor& x, Generator& gen) const;
 };

@@ -1,5 +1,5 @@
 // The WASM module's entry for bench/compare.sh (bench/compare_wasm.js), kept apart from
-// bindings.cpp in its own binding block, and small: two functions of integers.
+// bindings.cpp in its own binding block, and small: three functions of numbers.
 #include <emscripten/bind.h>
 
 #include "../../bench/bench_modules.hpp"
@@ -25,9 +25,13 @@ double bench_run(int n) {
   return check;
 }
 
+// The last output's hash (bench_modules.hpp): equal to the native core's when the bits are.
+double bench_bits() { return workload ? workload->bits() : 0; }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(causal_attention_bench) {
   emscripten::function("benchSetup", &bench_setup);
   emscripten::function("benchRun", &bench_run);
+  emscripten::function("benchBits", &bench_bits);
 }
