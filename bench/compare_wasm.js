@@ -1,5 +1,6 @@
-// The WASM side of bench/compare.sh: the module as built (glue + wasm in the wasm build
-// directory; the same binary causal-attention.js ships), timed in Node with performance.now().
+// The WASM side of bench/compare.sh: the bench module (causal-attention-bench in the wasm build
+// directory: the page's module, same core and flags, plus the bench entry), timed in Node with
+// performance.now().
 //   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
 // Prints {"ok": true, "seconds": [...], "check": ...} (ok false when the module lacks it).
 // "walkthrough" is the core's walkthrough alone; "api" is api.run({}), Embind included.
@@ -10,11 +11,11 @@ const { performance } = require('perf_hooks');
 
 async function main() {
   const [dir, module, B, T, d, H, minRuns, minSeconds] = process.argv.slice(2);
-  const factory = require(path.resolve(dir, 'causal-attention-module.js'));
-  const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-module.wasm')) });
+  const factory = require(path.resolve(dir, 'causal-attention-bench.js'));
+  const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-bench.wasm')) });
   const ids = { causal: 0, mha: 1, walkthrough: 2 };
   let once;
-  if (module === 'api') once = () => m.run({}).stages.length;
+  if (module === 'api') once = () => m.run({}, {}).stages.length; // run(config, options)
   else if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
   else return console.log(JSON.stringify({ ok: false }));
   let check = once();  // warm-up
