@@ -3,10 +3,16 @@
 //
 //   node build-scripts/wasm-sizes.js MODULE.wasm [OBJECT.o | LIB.a ...] [--top N]
 //
-// Function names come from the wasm's name section: link with --profiling-funcs (the page's
-// build strips it; build-scripts/build.sh --sizes builds a named copy). An origin is the
-// object file (or archive) that defines the function's symbol, read with llvm-nm; functions
-// inlined into others count where they ended up.
+// Function names come from the wasm's name section, which the page's module strips; the
+// target causal-attention-named links the same code with it:
+//   cmake --build $CA_BUILD/wasm --target causal-attention-named
+//   L=/usr/share/emscripten/cache/sysroot/lib/wasm32-emscripten
+//   node build-scripts/wasm-sizes.js $CA_BUILD/wasm/causal-attention-named.wasm \
+//     $CA_BUILD/wasm/CMakeFiles/causal-attention-named.dir/src/wasm/bindings.cpp.o \
+//     $CA_BUILD/wasm/libca_core.a $L/libc++-noexcept.a $L/libc++abi.a $L/libc.a \
+//     $L/libembind-rtti.a $L/libemmalloc.a
+// An origin is the object file (or archive member) that defines the function's symbol, read
+// with llvm-nm; functions inlined into others count where they ended up.
 'use strict';
 const fs = require('fs');
 const path = require('path');

@@ -39,6 +39,13 @@ target_compile_options(causal-attention-bench PRIVATE -Oz -DNDEBUG)
 get_target_property(CA_MODULE_LINK_OPTIONS causal-attention-module LINK_OPTIONS)
 target_link_options(causal-attention-bench PRIVATE ${CA_MODULE_LINK_OPTIONS})
 
+# The page's module with function names (--profiling-funcs), for build-scripts/wasm-sizes.js.
+# Same objects and flags: its code section is the shipped one's, byte for byte.
+add_executable(causal-attention-named EXCLUDE_FROM_ALL src/wasm/bindings.cpp)
+target_link_libraries(causal-attention-named PRIVATE ca_core)
+target_compile_options(causal-attention-named PRIVATE -Oz -DNDEBUG)
+target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --profiling-funcs)
+
 # The hand-written JS that ships in the same file, after the glue and the wasm.
 set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/api.js
