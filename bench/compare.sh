@@ -14,7 +14,7 @@ if [ ! -d "$out/native" ] || [ ! -d "$out/wasm" ]; then
 fi
 cmake --build "$out/native" --target ca_compare >/dev/null
 (export NODE_PATH=/usr/share/nodejs EM_CLOSURE_COMPILER="$root/node_modules/.bin/google-closure-compiler"
- cmake --build "$out/wasm" --target causal-attention-module >/dev/null)
+ cmake --build "$out/wasm" --target causal-attention-bench >/dev/null)
 
 blas="$out/openblas/usr/lib/x86_64-linux-gnu/openblas-pthread"
 if [ ! -e "$blas/libblas.so.3" ]; then

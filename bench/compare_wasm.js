@@ -1,10 +1,11 @@
-// The WASM side of bench/compare.sh: the module as built (glue + wasm in the wasm build
-// directory; the same binary causal-attention.js ships), timed in Node with performance.now().
+// The WASM side of bench/compare.sh: the bench module (causal-attention-bench in the wasm build
+// directory: the page's module, same core and flags, plus the bench entry), timed in Node with
+// performance.now().
 //   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
 // Prints {"ok": true, "seconds": [...], "check": ..., "bits": ...} (bench_modules.hpp's
 // hash of the output; ok false when the module lacks it).
-// "walkthrough" is the core's walkthrough alone; "api" is the module's run({}, {}) (what
-// api.run({}) calls), Embind included.
+// "walkthrough" is the core's walkthrough alone; "api" is api.run({}) of causal-attention.js,
+// Embind and the JS wrapper included.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -12,13 +13,17 @@ const { performance } = require('perf_hooks');
 
 async function main() {
   const [dir, module, B, T, d, H, minRuns, minSeconds] = process.argv.slice(2);
-  const factory = require(path.resolve(dir, 'causal-attention-module.js'));
-  const m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-module.wasm')) });
   const ids = { causal: 0, mha: 1, walkthrough: 2 };
-  let once;
-  if (module === 'api') once = () => m.run({}, {}).stages.length;
-  else if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
-  else return console.log(JSON.stringify({ ok: false }));
+  let once, m;
+  if (module === 'api') {  // the JS API as the page loads it: causal-attention.js
+    const api = await require(path.resolve(dir, 'causal-attention.js')).load();
+    once = () => api.run({}).stages.length;
+  } else {
+    const factory = require(path.resolve(dir, 'causal-attention-bench.js'));
+    m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-bench.wasm')) });
+    if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
+  }
+  if (!once) return console.log(JSON.stringify({ ok: false }));
   let check = once();  // warm-up
   const seconds = [];
   let total = 0, batch = 1;

@@ -6,7 +6,7 @@
 # src/wasm/pack.js instead embeds it deflated (the loader inflates it with the platform's
 # DecompressionStream), about 9 KB less over the wire.
 
-add_executable(causal-attention-module src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
+add_executable(causal-attention-module src/wasm/bindings.cpp)
 target_link_libraries(causal-attention-module PRIVATE ca_core)
 target_compile_options(causal-attention-module PRIVATE -Oz -DNDEBUG)
 
@@ -29,6 +29,22 @@ target_link_options(causal-attention-module PRIVATE
   -sINCOMING_MODULE_JS_API=['wasmBinary']  # the loader passes the inflated wasm, nothing else
   -sTEXTDECODER=2               # every browser with DecompressionStream has TextDecoder
   -sASSERTIONS=0)
+
+# bench/compare.sh's module: the page's bindings plus the bench entry (benchSetup, benchRun),
+# which the page never calls and so does not ship. Built on demand (bench/compare.sh).
+add_executable(causal-attention-bench EXCLUDE_FROM_ALL
+  src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
+target_link_libraries(causal-attention-bench PRIVATE ca_core)
+target_compile_options(causal-attention-bench PRIVATE -Oz -DNDEBUG)
+get_target_property(CA_MODULE_LINK_OPTIONS causal-attention-module LINK_OPTIONS)
+target_link_options(causal-attention-bench PRIVATE ${CA_MODULE_LINK_OPTIONS})
+
+# The page's module with function names (--profiling-funcs), for build-scripts/wasm-sizes.js.
+# Same objects and flags: its code section is the shipped one's, byte for byte.
+add_executable(causal-attention-named EXCLUDE_FROM_ALL src/wasm/bindings.cpp)
+target_link_libraries(causal-attention-named PRIVATE ca_core)
+target_compile_options(causal-attention-named PRIVATE -Oz -DNDEBUG)
+target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --profiling-funcs)
 
 # The hand-written JS that ships in the same file, after the glue and the wasm.
 set(CA_WEB_LIBS

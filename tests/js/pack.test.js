@@ -1,13 +1,15 @@
 // src/wasm/pack.js minifies the page's CSS with a real parser: a descendant combinator before
-// a pseudo-class (`a :hover`) stays one, comments and blank space go.
+// a pseudo-class (`a :hover`) stays one, comments and blank space go. The packed module stays
+// under its size ceiling.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const zlib = require('zlib');
 const { execFileSync } = require('child_process');
-const { root } = require('./support');
+const { root, web } = require('./support');
 
 test('the CSS minifier keeps `a :hover` a descendant selector', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ca-pack-'));
@@ -30,4 +32,24 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
+// budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
+// packed file, so what is asserted is what ships.
+const MODULE_GZIP_CEILING = 83400,
+  WASM_CEILING = 132000;
+
+test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
+  const file = fs.readFileSync(path.join(web, 'causal-attention.js'));
+  const packed = /var CAUSAL_ATTENTION_WASM="([A-Za-z0-9+/=]*)";/.exec(file.toString('latin1'));
+  assert.ok(packed, 'the deflated wasm is embedded');
+  const wasm = zlib.inflateRawSync(Buffer.from(packed[1], 'base64'));
+  assert.equal(wasm.subarray(0, 4).toString('latin1'), '\0asm');
+  assert.ok(wasm.length <= WASM_CEILING, `the wasm is ${wasm.length} bytes (> ${WASM_CEILING})`);
+  const gz = zlib.gzipSync(file, { level: 9 }).length;
+  assert.ok(gz <= MODULE_GZIP_CEILING, `gzip -9 is ${gz} bytes (> ${MODULE_GZIP_CEILING})`);
+  // Embind registers each function under its name: bench/compare.sh's entry is a module of its own.
+  assert.equal(wasm.indexOf('benchSetup'), -1);
+  assert.notEqual(wasm.indexOf('stageTable'), -1);
 });
