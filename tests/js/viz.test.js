@@ -661,3 +661,61 @@ test('masked pairs: one faint cut stub each, with a text alternative, filtered w
   ]);
   await done(w);
 });
+
+for (const scheme of ['light', 'dark'])
+  test(`SVG export (${scheme} page) of a multi-head slice: parses, the cells' fills and the drawing's lines and stubs as on the page`, async () => {
+    const w = await open('', { colorScheme: scheme }),
+      page = w.page;
+    const got = await page.evaluate(async () => {
+      const box = document.querySelector('#main [data-stage="mha.attn_weights"]');
+      const text = await new Promise((resolve) => {
+        document.addEventListener('ca-export', (e) => resolve(e.detail.text), { once: true });
+        box.querySelector('button[data-export="svg"][data-batch="0"]').click();
+      });
+      const d = new DOMParser().parseFromString(text, 'image/svg+xml');
+      const c = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+      const rgb = (colour) => {
+        c.clearRect(0, 0, 1, 1);
+        c.fillStyle = colour;
+        c.fillRect(0, 0, 1, 1);
+        const p = c.getImageData(0, 0, 1, 1).data;
+        return `rgb(${p[0]},${p[1]},${p[2]})`;
+      };
+      const shown = [...box.querySelectorAll('.dr[data-batch="0"] line')].filter(
+        (l) => getComputedStyle(l).display !== 'none',
+      );
+      const rects = [...d.querySelectorAll('rect[stroke="#c9d1d9"]')];
+      return {
+        error: d.querySelector('parsererror') !== null,
+        external: /href|url\((?!#hatch\))/.test(text),
+        fills: [...box.querySelectorAll('table.t td[data-row]')].map((td) => [
+          rects[(+td.dataset.row + 1) * 7 + +td.dataset.col + 1].getAttribute('fill'),
+          rgb(getComputedStyle(td).backgroundColor),
+        ]),
+        lines: [...d.querySelectorAll('g line')].map((l) => [
+          l.getAttribute('stroke-width'),
+          l.getAttribute('stroke'),
+        ]),
+        page: shown.map((l) => [l.getAttribute('stroke-width'), l.style.getPropertyValue('--hc')]),
+        stubs: d.querySelectorAll('g path').length,
+        heads: new Set(shown.map((l) => l.style.getPropertyValue('--hc'))).size,
+      };
+    });
+    assert.equal(got.error, false);
+    assert.equal(got.external, false, 'standalone: no external references');
+    assert.equal(got.lines.length, 2 * 21); // two heads, 21 unmasked pairs each
+    assert.equal(got.heads, 2);
+    assert.deepEqual(got.lines, got.page); // widths and head colours as on the page
+    assert.equal(got.stubs, 15);
+    assert.equal(got.fills.length, 36);
+    // The export is the light theme's: on the light page its fills are the cells' own colours
+    // (the page's colour-mix and the export's resolution may round a channel apart by 1).
+    const ch = (c) => c.match(/\d+/g).map(Number);
+    if (scheme === 'light')
+      for (const [svg, td] of got.fills)
+        assert.ok(
+          ch(svg).every((x, k) => Math.abs(x - ch(td)[k]) <= 1),
+          `${svg} vs ${td}`,
+        );
+    await done(w);
+  });
