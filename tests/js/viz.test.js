@@ -462,6 +462,18 @@ test('the explanation marks its operands in their tables', async () => {
     'masked[3,4]',
     'masked[3,5]',
   ]);
+  // §3.3 and §3.4: the weights row and the inputs column; the inputs row and W_key's column.
+  await page.click('#main [data-stage="simple.all_context_vecs"] td[data-row="2"][data-col="1"]');
+  const all = [0, 1, 2, 3, 4, 5];
+  assert.deepEqual(await ops(), [
+    ...all.map((k) => `inputs[${k},1]`),
+    ...all.map((k) => `simple.attn_weights[2,${k}]`),
+  ]);
+  await page.click('#main [data-stage="v1.keys"] td[data-row="3"][data-col="0"]');
+  assert.deepEqual(await ops(), [
+    ...[0, 1, 2].map((k) => `inputs[3,${k}]`),
+    ...[0, 1, 2].map((k) => `v1.W_key[${k},0]`),
+  ]);
   await page.click('#explain-close');
   assert.deepEqual(await ops(), []);
   await done(w);

@@ -630,6 +630,24 @@
             ['attn_weights_causal', 'row', i],
             ['dropout_example', 'row', i],
           ],
+          // the chapter's 2-D stages (3-D and 4-D ones would mark another slice's table)
+          'simple.attn_scores': [
+            ['inputs', 'row', i],
+            ['inputs', 'row', j],
+          ],
+          'simple.attn_weights': [['simple.attn_scores', 'row', i]],
+          'simple.all_context_vecs': [
+            ['simple.attn_weights', 'row', i],
+            ['inputs', 'col', j],
+          ],
+          'v1.keys': [
+            ['inputs', 'row', i],
+            ['v1.W_key', 'col', j],
+          ],
+          'v1.values': [
+            ['inputs', 'row', i],
+            ['v1.W_value', 'col', j],
+          ],
         }[id] || [];
   }
 
