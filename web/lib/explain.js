@@ -42,7 +42,8 @@
       scale = cfg.scale ? Math.sqrt(cfg.d_out) : 1;
     var v = at(wt, id, b, i, j),
       V = fmt(v),
-      ij = '[' + i + ', ' + j + ']';
+      n = byId(wt)[id].shape.length,
+      ij = n > 1 ? '[' + i + ', ' + j + ']' : n ? '[' + j + ']' : ''; // as the stage is indexed
     var tok = function (k) {
       return '“' + cfg.tokens[k] + '”';
     };
@@ -62,7 +63,11 @@
         return acc + y;
       });
       lines.push(
-        'softmax of row ' + i + ' of ' + src + (d > 1 ? ' / ' + why + ' = ' + fmt(d) : '') + ':',
+        'softmax of ' +
+          (byId(wt)[src].shape.length > 1 ? 'row ' + i + ' of ' : '') +
+          src +
+          (d > 1 ? ' / ' + why + ' = ' + fmt(d) : '') +
+          ':',
         'z = ' + list(z, j),
         'exp(z) = ' + list(e, j) + ' (recomputed here in doubles)',
         'sum = ' + fmt(sum) + ' (recomputed)',
@@ -194,7 +199,7 @@
         },
       })[sim[1]]();
     } else if (/^v1\.W_/.test(id)) {
-      var n = byId(wt)[id].shape[1];
+      var cols = byId(wt)[id].shape[1];
       lines.push(
         'Row ' +
           i +
@@ -207,7 +212,7 @@
           ': (d_in, d_out), used as x @ W. nn.Linear stores the transpose, (d_out, d_in).',
         'torch.rand: number ' +
           (['W_query', 'W_key', 'W_value'].indexOf(id.slice(3)) * byId(wt)[id].data.length +
-            i * n +
+            i * cols +
             j +
             1) +
           ' in [0, 1) after torch.manual_seed(' +
