@@ -54,6 +54,7 @@ set(CA_WEB_LIBS
   ${CMAKE_SOURCE_DIR}/web/lib/budget.js
   ${CMAKE_SOURCE_DIR}/web/lib/nonfinite.js
   ${CMAKE_SOURCE_DIR}/web/lib/render.js
+  ${CMAKE_SOURCE_DIR}/web/lib/explain.js
   ${CMAKE_SOURCE_DIR}/web/lib/heatmap.js
   ${CMAKE_SOURCE_DIR}/web/lib/draw.js
   ${CMAKE_SOURCE_DIR}/web/lib/styles.js

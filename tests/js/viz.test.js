@@ -462,6 +462,18 @@ test('the explanation marks its operands in their tables', async () => {
     'masked[3,4]',
     'masked[3,5]',
   ]);
+  // §3.3 and §3.4: the weights row and the inputs column; the inputs row and W_key's column.
+  await page.click('#main [data-stage="simple.all_context_vecs"] td[data-row="2"][data-col="1"]');
+  const all = [0, 1, 2, 3, 4, 5];
+  assert.deepEqual(await ops(), [
+    ...all.map((k) => `inputs[${k},1]`),
+    ...all.map((k) => `simple.attn_weights[2,${k}]`),
+  ]);
+  await page.click('#main [data-stage="v1.keys"] td[data-row="3"][data-col="0"]');
+  assert.deepEqual(await ops(), [
+    ...[0, 1, 2].map((k) => `inputs[3,${k}]`),
+    ...[0, 1, 2].map((k) => `v1.W_key[${k},0]`),
+  ]);
   await page.click('#explain-close');
   assert.deepEqual(await ops(), []);
   await done(w);
@@ -576,3 +588,186 @@ test('the PyTorch print format switch: every table as print() shows it, back aga
   assert.deepEqual((await texts('masked')).slice(0, 2), ['0.2899', '−∞']);
   await done(w);
 });
+
+test('§3.3, §3.4 and §3.6 cells explain themselves from the stages’ own values', async () => {
+  const w = await open(),
+    page = w.page;
+  const val = (id, k) => num(stageOf(BOOK, id).data[k]);
+  const row = (id, r, n) => Array.from({ length: n }, (_, k) => val(id, r * n + k));
+  const op = (x) => (x < 0 ? `(${fmt(x)})` : fmt(x));
+  const sum = (a, b) => a.map((x, k) => `${op(x)}×${op(b[k])}`).join(' + ');
+  /** Clicks [batch, row, col] of a stage; returns the panel's title and lines. */
+  const pick = async (id, r, c, b) => {
+    const sel = `#main [data-stage="${id}"] .pick select`; // 4-D: one slice at a time
+    if ((await page.$(sel)) && b !== undefined) await page.selectOption(sel, String(b));
+    await page.click(
+      `#main [data-stage="${id}"] td[data-row="${r}"][data-col="${c}"]` +
+        (b === undefined ? '' : `[data-batch="${b}"]`),
+    );
+    return page.evaluate(() => ({
+      title: document.getElementById('explain-title').textContent,
+      body: Array.from(document.querySelectorAll('#explain-body p'), (p) => p.textContent),
+    }));
+  };
+  // x_4 · x_1 (the query "journey"), its terms from the inputs table.
+  let p = await pick('simple.attn_scores_q', 0, 4);
+  assert.deepEqual(p.body.slice(1, 3), [
+    '= ' + sum(row('inputs', 4, 3), row('inputs', 1, 3)),
+    '= ' + fmt(val('simple.attn_scores_q', 4)),
+  ]);
+  // The naive softmax against torch.softmax: the same 4 decimals, bits compared.
+  p = await pick('simple.attn_weights_q_naive', 0, 2);
+  const same = Object.is(val('simple.attn_weights_q_naive', 2), val('simple.attn_weights_q', 2));
+  assert.ok(
+    p.body.some((l) => l.startsWith('exp(z) = ') && l.endsWith('(recomputed here in doubles)')),
+  );
+  assert.ok(
+    p.body.some((l) =>
+      l.includes(
+        'simple.attn_weights_q[2] = ' +
+          fmt(val('simple.attn_weights_q', 2)) +
+          (same ? ': equal bit for bit.' : ': differs by'),
+      ),
+    ),
+    p.body.join('\n'),
+  );
+  // The context vector: weights × the inputs' column, in the loop's order.
+  p = await pick('simple.context_vec_q', 0, 1);
+  const col1 = [0, 1, 2, 3, 4, 5].map((k) => val('inputs', k * 3 + 1));
+  assert.equal(p.body[1], '= ' + sum(row('simple.attn_weights_q', 0, 6), col1));
+  // v1's (d_in, d_out) layout: W[:, j] is a column.
+  p = await pick('v1.query_q', 0, 1);
+  assert.equal(
+    p.body[1],
+    '= ' +
+      sum(
+        row('inputs', 1, 3),
+        [0, 1, 2].map((k) => val('v1.W_query', k * 2 + 1)),
+      ),
+  );
+  p = await pick('v1.W_key', 2, 1);
+  assert.match(p.body[0], /^Row 2 = input feature 2, column 1 = output feature 1: \(d_in, d_out\)/);
+  assert.match(p.body[1], /^torch\.rand: number 12 in \[0, 1\) after torch\.manual_seed\(123\)/);
+  // Exercise 3.1: SelfAttention_v1 with v2's weights equals v2's context_vec bit for bit.
+  p = await pick('v1_from_v2.context_vecs', 3, 0);
+  assert.equal(val('v1_from_v2.context_vecs', 6), val('context_vec', 6));
+  assert.equal(p.body[1], `context_vec[3, 0] = ${fmt(val('context_vec', 6))}: equal bit for bit.`);
+  // The head split: batch element 1, head 1 of (2, 2, 6, 1) queries: column 1 of W_query.
+  p = await pick('mha.queries', 4, 0, 3);
+  assert.equal(p.title, `mha.queries[1, 1, 4, 0] = ${fmt(val('mha.queries', 3 * 6 + 4))}`);
+  assert.match(p.body[0], /\[4, 1\]: view\(b, T, 2, 1\) cuts column 1 into head 1, column 0/);
+  assert.equal(p.body[1], '= ' + sum(row('inputs', 4, 3), row('mha.W_query', 1, 3)));
+  // out_proj: the heads' columns mixed, plus the bias.
+  p = await pick('mha.context_vecs', 0, 1, 1);
+  assert.equal(
+    p.body[1],
+    '= ' +
+      sum(row('mha.context_vec', 6, 2), row('mha.out_proj.weight', 1, 2)) +
+      ' + ' +
+      op(val('mha.out_proj.bias', 1)),
+  );
+  assert.equal(p.body[2], '= ' + fmt(val('mha.context_vecs', 6 * 2 + 1)));
+  await page.click('#explain-close');
+  await done(w);
+});
+
+test('masked pairs: one faint cut stub each, with a text alternative, filtered with its query', async () => {
+  const w = await open(),
+    page = w.page;
+  const stubs = () =>
+    page.evaluate(() =>
+      Array.from(document.querySelectorAll('#main .dr[data-batch="0"]'), (d) => [
+        d.closest('[data-stage]').dataset.stage,
+        Array.from(d.querySelectorAll('.cut'), (c) =>
+          getComputedStyle(c).display === 'none' ? null : c.querySelector('title').textContent,
+        ),
+      ]),
+    );
+  const all = Object.fromEntries(await stubs());
+  // The causal stages' drawings: 15 masked pairs of 6 tokens (the −∞ of `masked`), 15 stubs.
+  assert.equal(stageOf(BOOK, 'masked').data.filter((x) => num(x) === -Infinity).length, 15);
+  const counts = Object.fromEntries(Object.entries(all).map(([id, s]) => [id, s.length]));
+  assert.deepEqual(counts, {
+    'simple.attn_scores': 0,
+    'simple.attn_weights': 0,
+    attn_scores: 0,
+    attn_weights: 0,
+    masked_simple: 15,
+    masked_simple_norm: 15,
+    masked: 15,
+    attn_weights_causal: 15,
+    attn_weights_dropped: 15,
+    'mha.attn_scores': 15, // one per pair, not per head
+    'mha.attn_weights': 15,
+  });
+  assert.equal(all.masked[0], 'masked: journey comes after Your');
+  // Focusing query "starts" (row 2) leaves its three stubs.
+  await page.focus('#main [data-stage="masked"] .tk[data-side="q"][data-i="0"]');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  const shown = Object.fromEntries(await stubs()).masked.filter((t) => t);
+  assert.deepEqual(shown, [
+    'masked: with comes after starts',
+    'masked: one comes after starts',
+    'masked: step comes after starts',
+  ]);
+  await done(w);
+});
+
+for (const scheme of ['light', 'dark'])
+  test(`SVG export (${scheme} page) of a multi-head slice: parses, the cells' fills and the drawing's lines and stubs as on the page`, async () => {
+    const w = await open('', { colorScheme: scheme }),
+      page = w.page;
+    const got = await page.evaluate(async () => {
+      const box = document.querySelector('#main [data-stage="mha.attn_weights"]');
+      const text = await new Promise((resolve) => {
+        document.addEventListener('ca-export', (e) => resolve(e.detail.text), { once: true });
+        box.querySelector('button[data-export="svg"][data-batch="0"]').click();
+      });
+      const d = new DOMParser().parseFromString(text, 'image/svg+xml');
+      const c = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+      const rgb = (colour) => {
+        c.clearRect(0, 0, 1, 1);
+        c.fillStyle = colour;
+        c.fillRect(0, 0, 1, 1);
+        const p = c.getImageData(0, 0, 1, 1).data;
+        return `rgb(${p[0]},${p[1]},${p[2]})`;
+      };
+      const shown = [...box.querySelectorAll('.dr[data-batch="0"] line')].filter(
+        (l) => getComputedStyle(l).display !== 'none',
+      );
+      const rects = [...d.querySelectorAll('rect[stroke="#c9d1d9"]')];
+      return {
+        error: d.querySelector('parsererror') !== null,
+        external: /href|url\((?!#hatch\))/.test(text),
+        fills: [...box.querySelectorAll('table.t td[data-row]')].map((td) => [
+          rects[(+td.dataset.row + 1) * 7 + +td.dataset.col + 1].getAttribute('fill'),
+          rgb(getComputedStyle(td).backgroundColor),
+        ]),
+        lines: [...d.querySelectorAll('g line')].map((l) => [
+          l.getAttribute('stroke-width'),
+          l.getAttribute('stroke'),
+        ]),
+        page: shown.map((l) => [l.getAttribute('stroke-width'), l.style.getPropertyValue('--hc')]),
+        stubs: d.querySelectorAll('g path').length,
+        heads: new Set(shown.map((l) => l.style.getPropertyValue('--hc'))).size,
+      };
+    });
+    assert.equal(got.error, false);
+    assert.equal(got.external, false, 'standalone: no external references');
+    assert.equal(got.lines.length, 2 * 21); // two heads, 21 unmasked pairs each
+    assert.equal(got.heads, 2);
+    assert.deepEqual(got.lines, got.page); // widths and head colours as on the page
+    assert.equal(got.stubs, 15);
+    assert.equal(got.fills.length, 36);
+    // The export is the light theme's: on the light page its fills are the cells' own colours
+    // (the page's colour-mix and the export's resolution may round a channel apart by 1).
+    const ch = (c) => c.match(/\d+/g).map(Number);
+    if (scheme === 'light')
+      for (const [svg, td] of got.fills)
+        assert.ok(
+          ch(svg).every((x, k) => Math.abs(x - ch(td)[k]) <= 1),
+          `${svg} vs ${td}`,
+        );
+    await done(w);
+  });

@@ -1,6 +1,6 @@
 // The attention drawing beside a (T, T) scores or probabilities table: queries left, keys
 // right, one line per unmasked (query, key) pair, its width and opacity ∝ the weight (scores:
-// ∝ |score| / max |score|, coloured by sign). Masked pairs get no line, dropped pairs a dashed
+// ∝ |score| / max |score|, coloured by sign). Masked pairs get a faint cut stub, dropped pairs a dashed
 // one. Multi-head stages (B, H, T, T) overlay their heads in distinct colours (BertViz's head
 // view) with buttons to show one head or all. SVG built from the table's own data.
 (function (CA) {
@@ -126,7 +126,19 @@
     for (h = 0; h < H; h++) {
       for (i = 0; i < T; i++) {
         for (j = 0; j < T; j++) {
-          if (masked(h, i, j)) continue;
+          if (masked(h, i, j)) {
+            // a faint cut stub: the pair exists, the mask hides it (say() tells screen readers)
+            if (info.causal && !h) {
+              var cut = svg(lines, 'path', {
+                class: 'cut',
+                d: 'M' + x1 + ' ' + y(i) + 'l' + (x2 - x1) / 8 + ' ' + (y(j) - y(i)) / 8,
+              });
+              cut.dataset.q = i;
+              svg(cut, 'title', {}).textContent =
+                'masked: ' + label(j) + ' comes after ' + label(i);
+            }
+            continue;
+          }
           var x = v(h, i, j),
             w = Math.abs(x) / (top || 1),
             drop = dropped(h, i, j);
@@ -180,7 +192,7 @@
       (scores
         ? 'Width and opacity ∝ |score| (widest: ' + R.fmt(top) + '), colour its sign as in the key'
         : 'Width and opacity ∝ weight (widest: ' + R.fmt(top) + ')') +
-      (info.causal ? '; masked pairs: no line' : '') +
+      (info.causal ? '; masked pairs: a faint cut stub' : '') +
       (pattern ? '; dropped: dashed' : '') +
       '. Point at or focus a token to see only its lines.';
     if (H > 1) {
@@ -208,7 +220,7 @@
       t = stage && stage.querySelectorAll('table.t')[+box.dataset.batch || 0];
     if (!pic) return;
     pic.classList.toggle('f', side !== undefined);
-    pic.querySelectorAll('line').forEach(function (l) {
+    pic.querySelectorAll('line,.cut').forEach(function (l) {
       l.classList.toggle('on', l.dataset[side] === String(i));
     });
     pic.querySelectorAll('.tk').forEach(function (g) {

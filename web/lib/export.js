@@ -308,16 +308,25 @@
             '" y2="' +
             a('y2') +
             '" stroke="' +
-            (kind !== 'dp' && l.style.getPropertyValue('--hc')) ||
-            INK[kind] +
-              '" stroke-width="' +
-              a('stroke-width') +
-              '" stroke-opacity="' +
-              a('stroke-opacity') +
-              '"' +
-              (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
-              '/>',
+            ((kind !== 'dp' && l.style.getPropertyValue('--hc')) || INK[kind]) +
+            '" stroke-width="' +
+            a('stroke-width') +
+            '" stroke-opacity="' +
+            a('stroke-opacity') +
+            '"' +
+            (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
+            '/>',
         );
+      });
+      pic.querySelectorAll('.cut').forEach(function (c) {
+        if (getComputedStyle(c).display !== 'none')
+          out.push(
+            '<path d="' +
+              c.getAttribute('d') +
+              '" stroke="' +
+              INK.dp +
+              '" stroke-opacity=".45" stroke-dasharray="2 2"/>', // the masked pairs' stubs
+          );
       });
       pic.querySelectorAll('.tk text').forEach(function (s) {
         out.push(

@@ -107,7 +107,7 @@
     '.duo{container-type:inline-size;display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:flex-start}.duo>.scroll{flex:1 1 100%}.dd>.scroll{container-type:normal;flex:0 1 auto;max-width:100%}.dd .t caption>*{width:auto}',
     '.dr{max-width:100%;overflow-x:auto}.dr svg{display:block;font:14px system-ui,sans-serif}.dr svg.sm{font-size:11px}',
     '.dr line{stroke:var(--hc,var(--p2));stroke-linecap:round}.dr line.ng{stroke:var(--hc,var(--n2))}.dr line.dp{stroke:var(--muted);stroke-dasharray:4 3}',
-    '.dr .f line:not(.on),.dr line.hh{display:none}',
+    '.dr .f line:not(.on),.dr line.hh,.dr .f .cut:not(.on){display:none}.dr .cut{stroke:var(--muted);stroke-opacity:.45;stroke-dasharray:2 2}',
     '.tk{cursor:pointer;outline:none}.tk rect{fill:transparent}.tk text{fill:var(--fg)}',
     '.tk.on rect,.tk[aria-pressed=true] rect{fill:var(--hl)}.tk:focus-visible rect{stroke:var(--accent);stroke-width:2}',
     '.dn{font-size:.78rem;color:var(--muted);max-width:22rem;margin:.2rem 0}',
