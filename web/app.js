@@ -348,6 +348,21 @@
       },
     );
   }
+  var exercise = null;
+  function exerciseLink() {
+    var p = el('p', { className: 'exercise' }),
+      a = el('a', {
+        href: '#preset=gpt2',
+        id: 'gpt2',
+        textContent: 'the smallest GPT-2’s attention',
+      });
+    p.append(
+      'Exercise 3.3: the same module at ',
+      a,
+      ': 12 heads over 1024 tokens of 768 features, computed in a Worker.',
+    );
+    return p;
+  }
   // Above the tables while a preset is shown: what it is, its parameter count (the weights and
   // biases it computed) and the way back to the whole chapter.
   function presetNote(res) {
@@ -406,6 +421,8 @@
     Object.keys(old).forEach(function (id) {
       seen.unobserve(old[id]);
     });
+    // Exercise 3.3 follows §3.6 in the book: its link ends the multi-head section.
+    if (lists.mha && !preset) lists.mha.push(exercise || (exercise = exerciseLink()));
     lazy(lists);
     if (
       !lists.mha &&
