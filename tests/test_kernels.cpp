@@ -80,20 +80,11 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 #endif
 }
 
-// 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
-// each mode; the padding and the upper triangle of LowerOut must stay as they were. gemm_nt
-// too, on B^T with NaN in its padding (never read).
-TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]") {
-  IsaGuard guard;
-  const int seed = GENERATE(range(0, 400));
-  std::mt19937 rng(static_cast<unsigned>(seed));
-  std::uniform_int_distribution<int> size(1, 70), pad(0, 5), mode(0, 2);
-  const int m = seed % 7 == 0 ? 1 : size(rng), n = seed % 11 == 0 ? 1 : size(rng),
-            k = seed % 13 == 0 ? 1 : size(rng);
-  const Tri tri = static_cast<Tri>(mode(rng));
-  // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
-  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
-  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
+// gemm and gemm_nt (on B^T with NaN in its padding, never read) on every ISA against the
+// reference kernel, bit for bit, for one shape; the data drawn from rng, with special values
+// for one seed in five.
+static void check_paths(int m, int n, int k, Tri tri, int lda, int ldb, int ldc, int seed,
+                        std::mt19937& rng) {
   const bool special = seed % 5 == 0;
   const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
                            b = data(std::size_t(k) * ldb, rng, special),
@@ -122,6 +113,23 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   }
 }
 
+// 400 random shapes: sizes 1 .. 70 (tails of every width), leading dimensions with padding,
+// each mode; the padding and the upper triangle of LowerOut must stay as they were. gemm_nt
+// too, on B^T with NaN in its padding (never read).
+TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]") {
+  IsaGuard guard;
+  const int seed = GENERATE(range(0, 400));
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  std::uniform_int_distribution<int> size(1, 70), pad(0, 5), mode(0, 2);
+  const int m = seed % 7 == 0 ? 1 : size(rng), n = seed % 11 == 0 ? 1 : size(rng),
+            k = seed % 13 == 0 ? 1 : size(rng);
+  const Tri tri = static_cast<Tri>(mode(rng));
+  // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
+  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
+  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
+  check_paths(m, n, k, tri, lda, ldb, ldc, seed, rng);
+}
+
 // The blocked path (B over 128 KB): shapes across its block edges (k blocks of 256, rows
 // in blocks of 96, column panels of 1536 / 768 / 512 floats, padded last strips), each mode,
 // padded leading dimensions, special values in some.
@@ -136,32 +144,7 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   const Tri tri = static_cast<Tri>(mode(rng));
   const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
   const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
-  const bool special = seed % 5 == 0;
-  const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
-                           b = data(std::size_t(k) * ldb, rng, special),
-                           before = data(std::size_t(m) * ldc, rng, false);
-  const int ldbt = k + 1 + seed % 3;  // B^T (n, k), for gemm_nt
-  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
-  for (int l = 0; l < k; ++l)
-    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
-  INFO("m " << m << " n " << n << " k " << k << " tri " << int(tri) << " lda " << lda << " ldb "
-            << ldb << " ldc " << ldc);
-  std::vector<float> want = before;
-  ca::kernels::gemm_reference(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, tri);
-  for (Isa isa : isas()) {
-    INFO(ca::kernels::isa_name(isa));
-    REQUIRE(ca::kernels::force_isa(isa));
-    std::vector<float> got = before, got_nt = before;
-    ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
-    ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
-    if (tri == Tri::LowerOut) {  // only j <= i is specified
-      for (int i = 0; i < m; ++i)
-        for (int j = i + 1; j < n; ++j)
-          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
-    }
-    CHECK(same(got, want));
-    CHECK(same(got_nt, want));
-  }
+  check_paths(m, n, k, tri, lda, ldb, ldc, seed, rng);
 }
 
 TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {

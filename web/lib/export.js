@@ -223,6 +223,15 @@
    *  (text) in the light theme: the PNG's cells as rects and text (colours resolved to rgb,
    *  so that any SVG reader shows them), then the lines of the drawing as shown (a head
    *  filter applies), with their widths and opacities. */
+  // <name k="v" ...>text</name>, or <name ... /> without text; values escaped.
+  function tag(name, attrs, text) {
+    var a = Object.keys(attrs)
+      .map(function (k) {
+        return ' ' + k + '="' + attr(attrs[k]) + '"';
+      })
+      .join('');
+    return '<' + name + a + (text === undefined ? '/>' : '>' + attr(text) + '</' + name + '>');
+  }
   function svgText(wt, id, batch, doc, box) {
     var ctx = measurer(doc),
       t = layout(wt, id, batch, function (s) {
@@ -235,50 +244,37 @@
       var p = ctx.getImageData(0, 0, 1, 1).data;
       return 'rgb(' + p[0] + ',' + p[1] + ',' + p[2] + ')';
     };
-    var out = [
-      '<rect width="' + t.width + '" height="' + t.height + '" fill="#fff"/>',
-      '<text x="8" y="' + ROW_H / 2 + '" dominant-baseline="central">' + attr(t.title) + '</text>',
-    ];
+    var centre = { 'dominant-baseline': 'central' },
+      out = [tag('text', Object.assign({ x: 8, y: ROW_H / 2 }, centre), t.title)];
     t.cells.forEach(function (c) {
+      var at = { x: c.x, y: c.y, width: t.colW, height: ROW_H };
+      out.push(tag('rect', Object.assign({ fill: rgb(c.bg), stroke: '#c9d1d9' }, at)));
+      if (c.masked) out.push(tag('rect', Object.assign({ fill: 'url(#hatch)' }, at)));
       out.push(
-        '<rect x="' +
-          c.x +
-          '" y="' +
-          c.y +
-          '" width="' +
-          t.colW +
-          '" height="' +
-          ROW_H +
-          '" fill="' +
-          rgb(c.bg) +
-          '" stroke="#c9d1d9"/>' +
-          (c.masked
-            ? '<rect x="' +
-              c.x +
-              '" y="' +
-              c.y +
-              '" width="' +
-              t.colW +
-              '" height="' +
-              ROW_H +
-              '" fill="url(#hatch)"/>'
-            : '') +
-          '<text x="' +
-          (c.head ? c.x + 8 : c.x + t.colW - 8) +
-          '" y="' +
-          (c.y + ROW_H / 2) +
-          '" dominant-baseline="central" text-anchor="' +
-          (c.head ? 'start' : 'end') +
-          '" fill="' +
-          c.fg +
-          '">' +
-          attr(c.text) +
-          '</text>',
+        tag(
+          'text',
+          Object.assign(
+            {
+              x: c.head ? c.x + 8 : c.x + t.colW - 8,
+              y: c.y + ROW_H / 2,
+              'text-anchor': c.head ? 'start' : 'end',
+              fill: c.fg,
+            },
+            centre,
+          ),
+          c.text,
+        ),
       );
     });
     var W = t.width,
       H = t.height,
       pic = box && box.querySelector('.dr[data-batch="' + batch + '"] svg');
+    var shown = function (list) {
+      // what the head buttons and the token filter leave visible
+      return Array.prototype.filter.call(list, function (e) {
+        return getComputedStyle(e).display !== 'none';
+      });
+    };
     if (pic) {
       var view = pic.viewBox.baseVal,
         x0 = W + 24,
@@ -292,56 +288,36 @@
           (pic.classList.contains('sm') ? 11 : 14) +
           '" stroke-linecap="round">',
       );
-      pic.querySelectorAll('line').forEach(function (l) {
-        if (getComputedStyle(l).display === 'none') return; // filtered out by the head buttons
+      shown(pic.querySelectorAll('line')).forEach(function (l) {
         var a = function (k) {
           return l.getAttribute(k);
         };
-        var kind = l.classList.contains('dp') ? 'dp' : l.classList.contains('ng') ? 'ng' : 'line';
-        out.push(
-          '<line x1="' +
-            a('x1') +
-            '" y1="' +
-            a('y1') +
-            '" x2="' +
-            a('x2') +
-            '" y2="' +
-            a('y2') +
-            '" stroke="' +
-            ((kind !== 'dp' && l.style.getPropertyValue('--hc')) || INK[kind]) +
-            '" stroke-width="' +
-            a('stroke-width') +
-            '" stroke-opacity="' +
-            a('stroke-opacity') +
-            '"' +
-            (kind === 'dp' ? ' stroke-dasharray="4 3"' : '') +
-            '/>',
-        );
+        var kind = l.classList.contains('dp') ? 'dp' : l.classList.contains('ng') ? 'ng' : 'line',
+          line = {
+            x1: a('x1'),
+            y1: a('y1'),
+            x2: a('x2'),
+            y2: a('y2'),
+            stroke: (kind !== 'dp' && l.style.getPropertyValue('--hc')) || INK[kind],
+            'stroke-width': a('stroke-width'),
+            'stroke-opacity': a('stroke-opacity'),
+          };
+        if (kind === 'dp') line['stroke-dasharray'] = '4 3';
+        out.push(tag('line', line));
       });
-      pic.querySelectorAll('.cut').forEach(function (c) {
-        if (getComputedStyle(c).display !== 'none')
-          out.push(
-            '<path d="' +
-              c.getAttribute('d') +
-              '" stroke="' +
-              INK.dp +
-              '" stroke-opacity=".45" stroke-dasharray="2 2"/>', // the masked pairs' stubs
-          );
+      shown(pic.querySelectorAll('.cut')).forEach(function (c) {
+        // the masked pairs' stubs
+        var stub = { d: c.getAttribute('d'), stroke: INK.dp, 'stroke-opacity': '.45' };
+        out.push(tag('path', Object.assign(stub, { 'stroke-dasharray': '2 2' })));
       });
       pic.querySelectorAll('.tk text').forEach(function (s) {
-        out.push(
-          '<text x="' +
-            s.getAttribute('x') +
-            '" y="' +
-            s.getAttribute('y') +
-            '" text-anchor="' +
-            s.getAttribute('text-anchor') +
-            '" dominant-baseline="central" fill="' +
-            INK.text +
-            '">' +
-            attr(s.textContent) +
-            '</text>',
-        );
+        var label = {
+          x: s.getAttribute('x'),
+          y: s.getAttribute('y'),
+          'text-anchor': s.getAttribute('text-anchor'),
+          fill: INK.text,
+        };
+        out.push(tag('text', Object.assign(label, centre), s.textContent));
       });
       out.push('</g>');
       W = x0 + view.width;
@@ -356,15 +332,11 @@
       W +
       ' ' +
       H +
-      '" font-family="ui-monospace,Menlo,Consolas,monospace" font-size="13"><title>' +
-      attr(t.title) +
-      '</title><defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" ' +
+      '" font-family="ui-monospace,Menlo,Consolas,monospace" font-size="13">' +
+      tag('title', {}, t.title) +
+      '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" ' +
       'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="rgba(0,0,0,.16)"/></pattern></defs>' +
-      '<rect width="' +
-      W +
-      '" height="' +
-      H +
-      '" fill="#fff"/>' +
+      tag('rect', { width: W, height: H, fill: '#fff' }) +
       out.join('') +
       '</svg>\n'
     );
