@@ -541,8 +541,14 @@
     });
   }
 
+  // Tables in boxes known to be off screen (.lazy and not seen: their layout is skipped) are
+  // left out: measuring one would force its layout (at T = 32, ~100 ms of every edit). They
+  // get theirs once idle time has built them all.
   function hints() {
-    R.hints(doc);
+    R.hints(doc, function (s) {
+      var box = s.closest('.lazy');
+      return !box || box._seen !== false;
+    });
   }
   R.watchHints(doc);
   addEventListener('resize', hints);

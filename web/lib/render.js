@@ -734,8 +734,9 @@
   }
   // Every measure first, then every write: a write between two reads would force one layout
   // of the page per table.
-  function hints(root) {
-    var boxes = Array.prototype.slice.call(root.querySelectorAll('.scroll')),
+  // keep(box), when given, picks the boxes to measure.
+  function hints(root, keep) {
+    var boxes = Array.prototype.filter.call(root.querySelectorAll('.scroll'), keep || Boolean),
       sides = boxes.map(more);
     boxes.forEach(function (b, k) {
       mark(b, sides[k]);
