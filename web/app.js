@@ -498,9 +498,11 @@
     box._pending = [s, res, opts];
     return box;
   }
-  // Off-screen stages cost nothing while the page renders: every box is .lazy
-  // (content-visibility: auto) until idle time after the frame, when they are rendered one by
-  // one and their heatmaps drawn, so that a full-page screenshot or a print shows everything.
+  // Off-screen stages cost nothing while the page renders: new boxes, and boxes whose update
+  // waits (box._pending), are .lazy (content-visibility: auto: their style and layout are
+  // skipped) until idle time after the frame, when they are rendered one by one and their
+  // heatmaps drawn, so that a full-page screenshot or a print shows everything. Boxes already
+  // up to date are left alone: re-marking every box made each edit restyle the whole page.
   // main[data-complete] is set when all are.
   var idle =
     globalThis.requestIdleCallback ||
@@ -511,14 +513,15 @@
   function lazy(lists) {
     var queue = [];
     Object.keys(lists).forEach(function (k) {
-      queue.push.apply(queue, lists[k]);
-    });
-    queue.forEach(function (box) {
-      box.classList.add('lazy');
+      lists[k].forEach(function (box) {
+        if (box._pending) box.classList.add('lazy');
+        if (box.classList.contains('lazy')) queue.push(box);
+      });
     });
     delete main.dataset.complete;
     unidle(lazy.job);
-    lazy.job = idle(function step(deadline) {
+    cancelAnimationFrame(lazy.frame);
+    function step(deadline) {
       // At least one box per call: idle periods shorter than 3 ms (a busy page) must not
       // starve the queue.
       for (
@@ -538,6 +541,10 @@
         main.dataset.complete = '1';
         hints(); // scroll hints of the tables built late
       }
+    }
+    // After the frame being prepared: an idle period before it would delay its paint.
+    lazy.frame = requestAnimationFrame(function () {
+      lazy.job = idle(step, { timeout: 250 });
     });
   }
 
