@@ -34,6 +34,7 @@ const browser = [
   'CAUSAL_ATTENTION_WASM',
   'performance',
   'requestAnimationFrame',
+  'cancelAnimationFrame',
   'getComputedStyle',
   'MutationObserver',
   'Event',
