@@ -81,10 +81,14 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 }
 
 // gemm and gemm_nt (on B^T with NaN in its padding, never read) on every ISA against the
-// reference kernel, bit for bit, for one shape; the data drawn from rng, with special values
-// for one seed in five.
-static void check_paths(int m, int n, int k, Tri tri, int lda, int ldb, int ldc, int seed,
-                        std::mt19937& rng) {
+// reference kernel, bit for bit, for one (m, n, k); the mode, padded leading dimensions and
+// data drawn from rng, with special values for one seed in five.
+static void check_paths(int m, int n, int k, int seed, std::mt19937& rng) {
+  std::uniform_int_distribution<int> pad(0, 5), mode(0, 2);
+  const Tri tri = static_cast<Tri>(mode(rng));
+  // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
+  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
+  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
   const bool special = seed % 5 == 0;
   const std::vector<float> a = data(std::size_t(m) * lda, rng, special),
                            b = data(std::size_t(k) * ldb, rng, special),
@@ -120,14 +124,10 @@ TEST_CASE("every gemm path equals the reference kernel bit for bit", "[kernels]"
   IsaGuard guard;
   const int seed = GENERATE(range(0, 400));
   std::mt19937 rng(static_cast<unsigned>(seed));
-  std::uniform_int_distribution<int> size(1, 70), pad(0, 5), mode(0, 2);
+  std::uniform_int_distribution<int> size(1, 70);
   const int m = seed % 7 == 0 ? 1 : size(rng), n = seed % 11 == 0 ? 1 : size(rng),
             k = seed % 13 == 0 ? 1 : size(rng);
-  const Tri tri = static_cast<Tri>(mode(rng));
-  // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
-  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
-  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
-  check_paths(m, n, k, tri, lda, ldb, ldc, seed, rng);
+  check_paths(m, n, k, seed, rng);
 }
 
 // The blocked path (B over 128 KB): shapes across its block edges (k blocks of 256, rows
@@ -137,14 +137,10 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   IsaGuard guard;
   const int seed = GENERATE(range(0, 40));
   std::mt19937 rng(static_cast<unsigned>(seed) + 7000);
-  std::uniform_int_distribution<int> rows(1, 200), pad(0, 5), mode(0, 2);
-  const int m = seed % 9 == 0 ? 1 : rows(rng);
+  const int m = seed % 9 == 0 ? 1 : std::uniform_int_distribution<int>(1, 200)(rng);
   const int n = std::uniform_int_distribution<int>(seed % 4 == 0 ? 1540 : 130, 1700)(rng);
   const int k = std::uniform_int_distribution<int>(260, 600)(rng);
-  const Tri tri = static_cast<Tri>(mode(rng));
-  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
-  const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
-  check_paths(m, n, k, tri, lda, ldb, ldc, seed, rng);
+  check_paths(m, n, k, seed, rng);
 }
 
 TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
