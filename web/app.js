@@ -44,8 +44,10 @@
     // MultiHeadAttention, plus the per-head weights for their heatmaps), else null.
     preset = null;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
-  // FIRST_CELLS: the cells built at once for new tables (about two screens); the rest when seen.
-  var FIRST_CELLS = 2000,
+  // FIRST_BOXES, FIRST_CELLS: the new stage boxes, and their cells, built at once (about two
+  // screens); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms.
+  var FIRST_BOXES = 4,
+    FIRST_CELLS = 2000,
     HEAVY = 4e7,
     runner = CA.runner(),
     computing = 0,
@@ -395,7 +397,8 @@
     var lists = {},
       old = {},
       opts = { doc: doc, embed: true, torch: $('torch-format').checked },
-      cells = 0;
+      cells = 0,
+      built = 0;
     main.querySelectorAll('div.stage[data-stage]').forEach(function (box) {
       old[box.dataset.stage] = box;
     });
@@ -410,7 +413,7 @@
         // New boxes past the first screen or two of cells start empty: built when needed.
         cells += R.isBig(s) ? 1024 : s.data.length;
         box =
-          (box && box._seen) || cells < FIRST_CELLS
+          (box && box._seen) || (cells < FIRST_CELLS && built++ < FIRST_BOXES)
             ? R.stage(s, res, opts)
             : placeholder(s, res, opts);
         box.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it

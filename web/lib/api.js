@@ -196,9 +196,10 @@
 
   // The wasm ships deflated in base64 (src/wasm/pack.js): inflate it with the platform.
   function wasmBinary() {
-    var bytes = Uint8Array.from(atob(packed), function (c) {
-      return c.charCodeAt(0);
-    });
+    // A plain loop: Uint8Array.from with a callback per byte took 10-25 ms of the page's load.
+    var text = atob(packed),
+      bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
     var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
     return new Response(inflated).arrayBuffer();
   }
