@@ -53,7 +53,8 @@
     computing = 0,
     busy = false,
     queued = null,
-    randnTokens = null;
+    randnTokens = null,
+    book = null;
 
   // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
   doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(CA.styleSheet());
@@ -262,9 +263,10 @@
     queued = null;
     if (tooBig) return fail(tooBig);
     if (!preset && !heavy(c)) {
-      var res;
+      var res = book;
+      book = null; // the book's run at start, shown once (a run is ~5 ms of the page's load)
       try {
-        res = api.run(c);
+        if (!res || Object.keys(c).length) res = api.run(c);
       } catch (e) {
         return fail(e.message);
       }
@@ -393,6 +395,21 @@
   function show(res, c, keepHash) {
     current = res;
     currentConfig = c;
+    // The hash: the configuration's settings, then lecture mode's stage=...&lecture (viz.js).
+    // Set first: after the tables change, replaceState waits for a style pass (6 ms).
+    var hash = keepHash
+      ? location.hash
+      : [
+          preset ? 'preset=' + preset : '',
+          Object.keys(c).length ? H.stringify(c) : '',
+          CA.lecture.hash(),
+        ]
+          .filter(Boolean)
+          .join('&');
+    if (hash && hash[0] !== '#') hash = '#' + hash;
+    lastHash = hash;
+    if (location.hash !== hash)
+      history.replaceState(null, '', hash || location.pathname + location.search);
     status.textContent = '';
     var lists = {},
       old = {},
@@ -426,6 +443,12 @@
     });
     // Exercise 3.3 follows §3.6 in the book: its link ends the multi-head section.
     if (lists.mha && !preset) lists.mha.push(exercise || (exercise = exerciseLink()));
+    // "Why are my numbers different?" ends the dropout section; its tables wait like a box's.
+    var why = CA.why.shown(res, c);
+    if (why && lists.s4) {
+      lists.s4.push(why);
+      seen.observe(why);
+    }
     lazy(lists);
     if (
       !lists.mha &&
@@ -452,24 +475,9 @@
       )
         d.replaceChildren.apply(d, want);
     });
-    hints();
+    hintsAfterFrame();
     if (picked) explain();
-    // The hash: the configuration's settings, then lecture mode's stage=...&lecture (viz.js).
-    var hash = keepHash
-      ? location.hash
-      : [
-          preset ? 'preset=' + preset : '',
-          Object.keys(c).length ? H.stringify(c) : '',
-          CA.lecture.hash(),
-        ]
-          .filter(Boolean)
-          .join('&');
     presetNote(res);
-    if (hash && hash[0] !== '#') hash = '#' + hash;
-    lastHash = hash;
-    if (location.hash !== hash)
-      history.replaceState(null, '', hash || location.pathname + location.search);
-    CA.why.shown(res, c);
     CA.lecture.shown(res);
   }
   // Stage boxes on screen (or nearly) are updated at once; the others get their new values
@@ -484,7 +492,10 @@
     { rootMargin: '300px' },
   );
   function catchUp(box) {
-    var p = box._pending;
+    var p = box._pending,
+      fill = box._fill; // not a stage: a box that builds itself (viz.js's "why")
+    box._fill = null;
+    if (fill) fill();
     box._pending = null;
     if (p && !box.firstChild)
       box.replaceChildren.apply(
@@ -517,7 +528,7 @@
     var queue = [];
     Object.keys(lists).forEach(function (k) {
       lists[k].forEach(function (box) {
-        if (box._pending) box.classList.add('lazy');
+        if (box._pending || box._fill) box.classList.add('lazy');
         if (box.classList.contains('lazy')) queue.push(box);
       });
     });
@@ -551,6 +562,19 @@
     });
   }
 
+  // Scrolls to a stage or section. The boxes above it that wait to be built are built first:
+  // filled later, their real heights would move it from where it was scrolled to.
+  function jump(target) {
+    var waiting = main.querySelectorAll('.lazy');
+    for (var i = 0; i < waiting.length; i++) {
+      var box = waiting[i];
+      if (target.compareDocumentPosition(box) & target.DOCUMENT_POSITION_FOLLOWING) break;
+      catchUp(box);
+      box.classList.remove('lazy');
+    }
+    target.scrollIntoView();
+  }
+
   // Tables in boxes known to be off screen (.lazy and not seen: their layout is skipped) are
   // left out: measuring one would force its layout (at T = 32, ~100 ms of every edit). They
   // get theirs once idle time has built them all.
@@ -558,6 +582,17 @@
     R.hints(doc, function (s) {
       var box = s.closest('.lazy');
       return !box || box._seen !== false;
+    });
+  }
+  // After show(): once the frame is painted its layout is clean, and measuring costs nothing;
+  // measuring before forced a layout of its own (25 ms of the book's load).
+  function hintsAfterFrame() {
+    if (hintsAfterFrame.frame) return;
+    hintsAfterFrame.frame = requestAnimationFrame(function () {
+      setTimeout(function () {
+        hintsAfterFrame.frame = 0;
+        hints();
+      });
     });
   }
   R.watchHints(doc);
@@ -586,7 +621,7 @@
       status.textContent = msg;
       var target = stage && doc.getElementById(stage);
       if (target) {
-        target.scrollIntoView();
+        jump(target);
         if (!msg)
           history.replaceState(
             null,
@@ -859,7 +894,7 @@
       target = link && anchor(link.getAttribute('href').slice(1));
     if (!target) return;
     e.preventDefault();
-    target.scrollIntoView();
+    jump(target);
   });
 
   // One <section> per entry of the core's section table, its stages filled in by show(), and
@@ -900,7 +935,8 @@
     .then(function (loaded) {
       api = loaded;
       buildSections();
-      defaults = api.run({}).config;
+      book = api.run({});
+      defaults = Object.assign({}, book.config);
       // The book's inputs as typed (0.43, not float32 0.4300000071525574), to compare with the editor.
       defaults.inputs = defaults.inputs.map(function (r) {
         return r.map(function (x) {

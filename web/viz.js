@@ -263,46 +263,57 @@
     }
   }
 
-  /** After each render of the page: the comparison box at the end of the dropout section. */
+  /** After each render of the page: the comparison box for the end of the dropout section
+   *  (null when nothing differs: no dropout, or a preset without it). The box is the same
+   *  element every time; its tables are built by box._fill, which the page calls when the box
+   *  is seen or in idle time (a second run and four tables were 8 ms of every edit). */
+  var why = null;
   function compare(res, c) {
-    var host = doc.querySelector('[data-section="s4"]'),
-      cfg = res.config;
-    if (!host || !api || !cfg.train || !cfg.dropout || !R.byId(res).dropout_example) return; // no dropout (or a preset without it), nothing differs
-    var mine = cfg.rng,
-      flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
-        stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
+    var cfg = res.config;
+    if (!api || !cfg.train || !cfg.dropout || !R.byId(res).dropout_example) return null;
+    if (!why) {
+      why = el('aside', 'why');
+      why.setAttribute('aria-labelledby', 'why-title');
+      el('h3', '', 'Why are my numbers different?', why).id = 'why-title';
+      el(
+        'p',
+        '',
+        'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
+          'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).',
+        why,
+      );
+      var links = el('p', '', 'More: ', why);
+      LINKS.forEach(function (l, k) {
+        var a = el('a', '', l[1], links);
+        a.href = l[0];
+        if (k < LINKS.length - 1) links.append(', ');
       });
-    var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip };
-    var box = el('aside', 'why', undefined, host);
-    box.setAttribute('aria-labelledby', 'why-title');
-    el('h3', '', 'Why are my numbers different?', box).id = 'why-title';
-    el(
-      'p',
-      '',
-      'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
-        'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).',
-      box,
-    );
-    var links = el('p', '', 'More: ', box);
-    LINKS.forEach(function (l, k) {
-      var a = el('a', '', l[1], links);
-      a.href = l[0];
-      if (k < LINKS.length - 1) links.append(', ');
-    });
-    ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
-      var a = R.byId(by.default)[id],
-        b = R.byId(by.mkl)[id];
-      el('h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', box);
-      var pair = el('div', 'pair', undefined, box);
-      grid(a, b, cfg.tokens, 'default', pair);
-      grid(b, a, cfg.tokens, 'mkl', pair);
-    });
-    el(
-      'p',
-      'hint',
-      'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).',
-      box,
-    );
+      why._tables = el('div', '', undefined, why);
+      el(
+        'p',
+        'hint',
+        'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).',
+        why,
+      );
+    }
+    why._fill = function () {
+      var mine = cfg.rng,
+        flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
+          stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
+        });
+      var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip },
+        out = doc.createDocumentFragment();
+      ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
+        var a = R.byId(by.default)[id],
+          b = R.byId(by.mkl)[id];
+        el('h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', out);
+        var pair = el('div', 'pair', undefined, out);
+        grid(a, b, cfg.tokens, 'default', pair);
+        grid(b, a, cfg.tokens, 'mkl', pair);
+      });
+      why._tables.replaceChildren(out);
+    };
+    return why;
   }
 
   CA.lecture = { settings: settings, hash: hash, read: read, shown: shown, open: open };

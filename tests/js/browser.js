@@ -75,10 +75,14 @@ async function watchedPage(context, allowed = '') {
   return { page, problems };
 }
 
-/** Waits until the page has set <html data-ready> ("1" or "error") and returns its value. */
+/** Waits until the page has set <html data-ready> ("1" or "error") and returns its value;
+ *  at "1", also until every stage is built (settled): the page shows the first screen first
+ *  and builds the boxes below in idle time. */
 async function ready(page, timeout = 15000) {
   await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout });
-  return page.evaluate(() => document.documentElement.dataset.ready);
+  const state = await page.evaluate(() => document.documentElement.dataset.ready);
+  if (state === '1') await settled(page);
+  return state;
 }
 
 /** Waits until the page has rendered every stage: it updates those off screen in idle time

@@ -6,7 +6,15 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { serveWith, launch, watchedPage, web, widgetsReady, axeViolations } = require('./browser');
+const {
+  serveWith,
+  launch,
+  watchedPage,
+  web,
+  widgetsReady,
+  axeViolations,
+  settled,
+} = require('./browser');
 
 let browser, server;
 test.before(async () => {
@@ -31,8 +39,10 @@ const EMBED =
 async function open(url, ready) {
   const watched = await watchedPage(browser.context, server.url);
   await watched.page.goto(server.url + url);
-  if (ready === 'page') await watched.page.waitForSelector('html[data-ready="1"]');
-  else await widgetsReady(watched.page);
+  if (ready === 'page') {
+    await watched.page.waitForSelector('html[data-ready="1"]');
+    await settled(watched.page); // the boxes below the first screen are built in idle time
+  } else await widgetsReady(watched.page);
   return watched;
 }
 
@@ -126,6 +136,7 @@ test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, fo
   // The same keys on the page.
   await page.goto(server.url);
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
   await page.locator('[data-stage="attn_scores"] td[data-row="0"][data-col="0"]').focus();
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press(' ');
@@ -200,6 +211,7 @@ test('prefers-color-scheme and prefers-reduced-motion are followed; theme overri
   // The page follows the scheme too.
   await page.goto(server.url);
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
   const body = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(await body(), 'rgb(255, 255, 255)');
   await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });

@@ -23,6 +23,7 @@ test.before(async () => {
   ({ page, problems } = await watchedPage(browser.context, server.url));
   await page.goto(server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
 });
 test.after(async () => {
   assert.deepEqual(problems, []);
@@ -273,6 +274,7 @@ test('exports hold the whole table where the page shows a heatmap', async () => 
   const { page: p, problems: pp } = await watchedPage(browser.context, server.url);
   await p.goto(server.url + '#' + encodeURIComponent(JSON.stringify(big)));
   await p.waitForSelector('html[data-ready="1"]');
+  await settled(p); // the boxes below the first screen are built in idle time
   await settled(p); // stages off screen are built in idle time
   assert.equal(await p.locator('[data-stage="attn_weights_causal"] canvas').count(), 1);
   assert.equal(await p.locator('[data-stage="attn_weights_causal"] td').count(), 0);
@@ -467,6 +469,7 @@ test('without clipboard access the text is shown, selected, to copy by hand', as
   });
   await p.goto(server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
   await p.waitForSelector('html[data-ready="1"]');
+  await settled(p); // the boxes below the first screen are built in idle time
   const latex = await exportText('masked', 'latex', 0, null, p);
   const area = p.locator('[data-stage="masked"] .msg textarea');
   assert.equal(await area.inputValue(), latex);

@@ -8,7 +8,15 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { serveWith, launch, watchedPage, web, widgetsReady, widgetRow } = require('./browser');
+const {
+  serveWith,
+  launch,
+  watchedPage,
+  web,
+  widgetsReady,
+  widgetRow,
+  settled,
+} = require('./browser');
 const { root } = require('./support');
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -559,6 +567,7 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
   const { page, problems } = await watchedPage(browser.context, s.url);
   await page.goto(s.url + '#' + encodeURIComponent('{"d_out":4}'));
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
   const detail = await exportDetail(page, null, 'attn_weights_causal', 'embed');
   assert.equal(detail.format, 'embed');
   const snippet = detail.text;
@@ -596,6 +605,7 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
   // Defaults: preset="book" instead of an empty config.
   await page.goto(s.url);
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
   assert.match(
     (await exportDetail(page, null, 'masked', 'embed')).text,
     /<causal-attention-demo stages="masked" preset="book">/,
@@ -652,6 +662,7 @@ test('token labels are text everywhere: page, widget, embed page, explanations a
 
   await page.goto(s.url + '#' + encodeURIComponent(JSON.stringify(config)));
   await page.waitForSelector('html[data-ready="1"]');
+  await settled(page); // the boxes below the first screen are built in idle time
   assert.deepEqual(await headers(null), TOKENS);
   assert.equal(
     await page.locator('#inputs-editor input[name=tokens][data-row="0"]').inputValue(),
@@ -747,6 +758,7 @@ test('a strict CSP (no unsafe-eval, no inline style) allows the page, the widget
     assert.equal(response.headers()['content-security-policy'], CSP);
     if (name === 'index.html') {
       await page.waitForSelector('html[data-ready="1"]');
+      await settled(page); // the boxes below the first screen are built in idle time
       assert.deepEqual(
         await page.locator('[data-stage="attn_weights_causal"] td[data-row="1"]').allTextContents(),
         ROW1_CAUSAL,

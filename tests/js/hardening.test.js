@@ -16,6 +16,7 @@ const {
   widgetsReady,
   widgetRow,
   cells,
+  settled,
 } = require('./browser');
 const { root, runCli } = require('./support');
 
@@ -49,6 +50,7 @@ async function open(t, url, readyWhen = 'html[data-ready="1"]') {
   });
   await page.goto(server.url + url);
   if (readyWhen) await page.waitForSelector(readyWhen);
+  if (readyWhen === 'html[data-ready="1"]') await settled(page); // boxes below: idle time
   return page;
 }
 const text = (page, selector) => page.locator(selector).first().textContent();

@@ -801,6 +801,7 @@ pageTest(
       // the anchors of the book's sections and stages
       await page.goto(server.url + '#' + id);
       await page.waitForSelector('html[data-ready="1"]');
+      await settled(page); // the boxes below the first screen are built in idle time
       await page.waitForFunction(
         (i) => Math.abs(document.getElementById(i).getBoundingClientRect().top) < 2,
         id,
