@@ -44,9 +44,9 @@
     // MultiHeadAttention, plus the per-head weights for their heatmaps), else null.
     preset = null;
   // Heavy configurations run in a Worker (lib/worker.js); computing: the newest request.
-  // FIRST_BOXES, FIRST_CELLS: the new stage boxes, and their cells, built at once (about two
-  // screens); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms.
-  var FIRST_BOXES = 4,
+  // FIRST_BOXES, FIRST_CELLS: the new stage boxes, and their cells, built at once (the first
+  // screen); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms.
+  var FIRST_BOXES = 2,
     FIRST_CELLS = 2000,
     HEAVY = 4e7,
     runner = CA.runner(),
