@@ -181,7 +181,8 @@ val to_js(const Value& v, bool exact = false) {
 
 // A copy of the tensor's data, owned by JS: never a live view of wasm memory.
 val to_float32_array(const ca::Tensor& t) {
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
+  static const val kFloat32Array = val::global("Float32Array");  // looked up once
+  return kFloat32Array.new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
 // {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
