@@ -512,12 +512,12 @@
     box._pending = [s, res, opts];
     return box;
   }
-  // Off-screen stages cost nothing while the page renders: new boxes, and boxes whose update
-  // waits (box._pending), are .lazy (content-visibility: auto: their style and layout are
-  // skipped) until idle time after the frame, when they are rendered one by one and their
-  // heatmaps drawn, so that a full-page screenshot or a print shows everything. Boxes already
-  // up to date are left alone: re-marking every box made each edit restyle the whole page.
-  // main[data-complete] is set when all are.
+  // Off-screen stages cost nothing while the page renders: new boxes not yet built are .lazy
+  // (content-visibility: auto: their style and layout are skipped), and boxes whose update
+  // waits (box._pending) keep their old tables, until idle time after the frame, when they are
+  // built or updated one by one and their heatmaps drawn, so that a full-page screenshot or a
+  // print shows everything. Boxes already up to date are left alone. main[data-complete] is
+  // set when all are.
   var idle =
     globalThis.requestIdleCallback ||
     function (f) {
@@ -528,8 +528,10 @@
     var queue = [];
     Object.keys(lists).forEach(function (k) {
       lists[k].forEach(function (box) {
-        if (box._pending || box._fill) box.classList.add('lazy');
-        if (box.classList.contains('lazy')) queue.push(box);
+        // Only empty placeholders skip rendering (.lazy): re-marking a built box whose update
+        // waits restyled it, and made each edit's frame run its lifecycle twice.
+        if (box._pending && !box.firstChild) box.classList.add('lazy');
+        if (box._pending || box._fill || box.classList.contains('lazy')) queue.push(box);
       });
     });
     delete main.dataset.complete;
