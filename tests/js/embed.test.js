@@ -446,6 +446,13 @@ test('widgets with different configurations share one page and one WebAssembly i
         return original.apply(this, args);
       };
     }
+    // The module is compiled and instantiated synchronously (WASM_ASYNC_COMPILATION=0).
+    WebAssembly.Instance = new Proxy(WebAssembly.Instance, {
+      construct(target, args) {
+        window.wasmInstances++;
+        return Reflect.construct(target, args);
+      },
+    });
   });
   await page.goto(s.url + 'two.html');
   await widgetsReady(page);
