@@ -56,6 +56,28 @@ double normal_double(Generator& gen) {
 
 }  // namespace
 
+std::uint32_t Mt19937::operator()() {
+  const int i = index_;
+  if (seeded_ < kN) seed_through(i + kM < kN ? i + kM : kN - 1);
+  const int next = i + 1 < kN ? i + 1 : 0;
+  const int far = i + kM < kN ? i + kM : i + kM - kN;
+  const std::uint32_t y = (state_[i] & 0x80000000u) | (state_[next] & 0x7fffffffu);
+  std::uint32_t x = state_[far] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+  state_[i] = x;
+  index_ = next;
+  x ^= x >> 11;  // tempering
+  x ^= (x << 7) & 0x9d2c5680u;
+  x ^= (x << 15) & 0xefc60000u;
+  return x ^ (x >> 18);
+}
+
+void Mt19937::seed_through(int last) {
+  for (; seeded_ <= last; ++seeded_) {
+    const std::uint32_t prev = state_[seeded_ - 1];
+    state_[seeded_] = 1812433253u * (prev ^ (prev >> 30)) + static_cast<std::uint32_t>(seeded_);
+  }
+}
+
 // uniform_kernel: the bounds are cast to float32 before anything else.
 void uniform_(Tensor& t, double from, double to, Generator& gen) {
   const float f = static_cast<float>(from);

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <random>
 
 #include "tensor.hpp"
 
@@ -14,6 +13,30 @@ namespace ca {
 enum class DropoutRng {
   Default,  // builds without MKL, macOS, ARM, AMD: the book's printed numbers
   Mkl,      // Intel x86 Linux/Windows builds: the tables its readers on Linux printed
+};
+
+// std::mt19937's sequence, computed lazily: the walkthrough seeds ten times and draws a few
+// dozen numbers after most, while seeding and twisting whole states cost 1,248 steps each time.
+// Seeding is a recurrence, so word i's seed is computed when a draw first needs it (a draw of
+// word i < 227 reads seed words i, i + 1 and i + 397); and the twist updates one word per draw,
+// in the order a whole twist would (word i reads words i + 1 and i + 397 mod 624, new once past
+// them), so every output equals std::mt19937's (tests/test_generator.cpp checks 10^5 of them).
+class Mt19937 {
+ public:
+  explicit Mt19937(std::uint32_t s = 5489u) { seed(s); }
+  void seed(std::uint32_t s) {
+    state_[0] = s;
+    seeded_ = 1;
+    index_ = 0;
+  }
+  std::uint32_t operator()();
+
+ private:
+  static constexpr int kN = 624, kM = 397;
+  void seed_through(int last);  // computes seed words seeded_..last
+  std::uint32_t state_[kN];
+  int seeded_ = 0;  // words of the seed computed so far
+  int index_ = 0;   // the next word to twist and draw
 };
 
 class Generator {
@@ -40,7 +63,7 @@ class Generator {
   std::optional<double>& cached_normal() { return next_normal_; }
 
  private:
-  std::mt19937 engine_;
+  Mt19937 engine_;
   std::optional<double> next_normal_;
 };
 
