@@ -48,7 +48,7 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
     const std::string name = golden["name"];
     const ca::Walkthrough w = test::run(golden["config"].dump());
     std::map<std::string, const ca::Tensor*> got;
-    for (const ca::Stage& s : w.stages) got[s.id] = &s.tensor;
+    for (const ca::Stage& s : w.stages) got[std::string(s.id)] = &s.tensor;
     for (const nlohmann::json& g : golden["stages"]) {
       const std::string id = g["id"];
       if (!new_stage(id)) continue;

@@ -12,7 +12,7 @@ namespace {
 
 std::vector<std::string> ids_of(const ca::Walkthrough& w) {
   std::vector<std::string> ids;
-  for (const ca::Stage& s : w.stages) ids.push_back(s.id);
+  for (const ca::Stage& s : w.stages) ids.emplace_back(s.id);
   return ids;
 }
 

@@ -9,94 +9,28 @@
 #include "nn.hpp"
 #include "reduce.hpp"
 #include "stages.hpp"
-#include "text.hpp"
+#include "stage_code.hpp"
 
 namespace ca {
 namespace {
 
-// A Python float literal: 0.5, 0.0, 1e-05 (shortest for the type: float32 inputs, double p).
-template <typename Float>
-std::string py_float(Float v) {
-  const std::string s = shortest(v);
-  return s.find_first_of(".e") == std::string::npos ? s + ".0" : s;
-}
-
-std::string inputs_code(const Config& c) {
-  if (c.randn) {
-    return "torch.manual_seed(" + decimal(c.randn->seed) + "); inputs = torch.randn(" +
-           decimal(c.randn->rows) + ", " + decimal(c.randn->cols) + ")";
-  }
-  std::string s = "inputs = torch.tensor([";
-  for (int i = 0; i < c.inputs.rows(); ++i) {
-    s += i ? ", [" : "[";
-    // Float literals, as the page's torch export: torch.tensor([[1, 2]]) would be int64.
-    for (int j = 0; j < c.inputs.cols(); ++j) s += (j ? ", " : "") + py_float(c.inputs.at(i, j));
-    s += "]";
-  }
-  return s + "])";
-}
-
-using Variables = std::vector<std::pair<std::string, std::string>>;
-
-Variables variables(const Config& c) {
-  return {{"inputs", inputs_code(c)},
-          {"seed_weights", decimal(c.seed_weights)},
-          {"seed_dropout", decimal(c.seed_dropout)},
-          {"seed_class", decimal(c.seed_class)},
-          {"d_in", decimal(c.d_in())},
-          {"d_out", decimal(c.d_out)},
-          {"q", decimal(c.query_token)},
-          {"seed_v1", decimal(c.seed_v1)},
-          {"num_heads", decimal(c.num_heads)},
-          {"head_dim", decimal(c.d_out / c.num_heads)},
-          {"T", decimal(c.num_tokens())},
-          {"context_length", decimal(c.context_length)},
-          {"qkv_bias", c.qkv_bias ? "True" : "False"},
-          {"ca_bias", c.qkv_bias ? ", qkv_bias=True" : ""},
-          {"scaled", c.scale ? " / keys.shape[-1]**0.5" : ""},
-          {"unscaled", c.scale ? "" : "  # softmax without / keys.shape[-1]**0.5"},
-          {"dropout", py_float(c.dropout)},
-          {"class_dropout", py_float(c.class_dropout)},
-          {"eval", c.train ? "" : ".eval()"}};
-}
-
-// The template with each {name} replaced by its value, built in one pass (no temporaries).
-std::string expand(const char* tmpl, const Variables& vars) {
-  const std::string_view t = tmpl;
-  std::string s;
-  std::size_t done = 0;
-  for (std::size_t open = t.find('{'); open != t.npos; open = t.find('{', done)) {
-    const std::size_t close = t.find('}', open);
-    if (close == t.npos) throw std::logic_error("unclosed {} in: " + std::string(t));
-    const std::string_view name = t.substr(open + 1, close - open - 1);
-    const auto it =
-        std::find_if(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; });
-    if (it == vars.end())
-      throw std::logic_error("no value for {" + std::string(name) + "} in: " + std::string(t));
-    s.append(t.substr(done, open - done)).append(it->second);
-    done = close + 1;
-  }
-  return s.append(t.substr(done));
-}
-
 // Appends stages; the references it returns stay valid (capacity is reserved up front).
 class Builder {
  public:
-  Builder(Walkthrough& w, const Config& c) : w_(w), vars_(variables(c)) {
+  Builder(Walkthrough& w, const Config& c) : w_(w), code_(c) {
     w_.stages.reserve(stage_table().size());
   }
   const Tensor& add(const char* id, Tensor t) {
     const StageInfo* info = info_of(id);
     if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
-    w_.stages.push_back(Stage{info->id, info->title, expand(info->code, vars_), std::move(t)});
+    w_.stages.push_back(Stage{info->id, info->title, code_.expand(info->code), std::move(t)});
     return w_.stages.back().tensor;
   }
-  // A module's three projections, then their biases (prefix "" or "ca.").
-  void weights(const std::string& prefix, const Linear* const (&linears)[3]) {
-    static const char* const kNames[] = {"query", "key", "value"};
-    for (int i = 0; i < 3; ++i) add((prefix + "W_" + kNames[i]).c_str(), linears[i]->weight);
-    for (int i = 0; linears[0]->bias && i < 3; ++i)
-      add((prefix + "b_" + kNames[i]).c_str(), *linears[i]->bias);
+  // A module's three projections, then their biases: ids {W_query, W_key, W_value, b_query,
+  // b_key, b_value}, each with the module's prefix.
+  void weights(const char* const (&ids)[6], const Linear* const (&linears)[3]) {
+    for (int i = 0; i < 3; ++i) add(ids[i], linears[i]->weight);
+    for (int i = 0; linears[0]->bias && i < 3; ++i) add(ids[3 + i], *linears[i]->bias);
   }
 
  private:
@@ -115,7 +49,7 @@ class Builder {
   }
 
   Walkthrough& w_;
-  Variables vars_;
+  StageCode code_;
   std::size_t next_ = 0;
 };
 
@@ -257,7 +191,8 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   const float divisor = score_divisor(d_out, c.scale);
   gen.manual_seed(c.seed_weights);
   const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
-  out.weights("", {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
+  out.weights({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"},
+              {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
   const Tensor& queries = out.add("queries", sa_v2.W_query(inputs));
   const Tensor& keys = out.add("keys", sa_v2.W_key(inputs));
   const Tensor& values = out.add("values", sa_v2.W_value(inputs));
@@ -306,7 +241,8 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   ca.training = c.train;
   ca.scale = c.scale;
   ca.rng = c.rng;
-  out.weights("ca.", {&ca.W_query, &ca.W_key, &ca.W_value});
+  out.weights({"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"},
+              {&ca.W_query, &ca.W_key, &ca.W_value});
   out.add("context_vecs", ca.forward(batch, gen));
 }
 
@@ -320,7 +256,8 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
     head.scale = c.scale;
     head.rng = c.rng;
   }
-  static const char* const kNames[] = {"query", "key", "value"};
+  static const char* const kIds[2][3] = {{"mhaw.W_query", "mhaw.W_key", "mhaw.W_value"},
+                                         {"mhaw.b_query", "mhaw.b_key", "mhaw.b_value"}};
   for (int bias = 0; bias < (c.qkv_bias ? 2 : 1); ++bias) {
     for (int k = 0; k < 3; ++k) {
       std::vector<float> data;  // torch.stack over the heads
@@ -331,8 +268,7 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
         data.insert(data.end(), t.data.begin(), t.data.end());
         if (shape.size() == 1) shape.insert(shape.end(), t.shape.begin(), t.shape.end());
       }
-      out.add((std::string("mhaw.") + (bias ? "b_" : "W_") + kNames[k]).c_str(),
-              Tensor(shape, std::move(data)));
+      out.add(kIds[bias][k], Tensor(shape, std::move(data)));
     }
   }
   out.add("mhaw.context_vecs", mhaw.forward(stack_twice(inputs), gen));
@@ -346,7 +282,9 @@ void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& ge
   mha.training = c.train;
   mha.scale = c.scale;
   mha.rng = c.rng;
-  out.weights("mha.", {&mha.W_query, &mha.W_key, &mha.W_value});
+  out.weights(
+      {"mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value"},
+      {&mha.W_query, &mha.W_key, &mha.W_value});
   out.add("mha.out_proj.weight", mha.out_proj.weight);
   out.add("mha.out_proj.bias", *mha.out_proj.bias);
   MultiHeadAttention::Trace t = mha.trace(stack_twice(inputs), gen);

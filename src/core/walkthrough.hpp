@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config.hpp"
@@ -11,9 +12,9 @@
 namespace ca {
 
 struct Stage {
-  std::string id;     // e.g. "attn_weights_causal"
-  std::string title;  // a short human title
-  std::string code;   // the PyTorch line that computes it, with this configuration's values
+  std::string_view id;     // e.g. "attn_weights_causal" (both view the stage table's literals)
+  std::string_view title;  // a short human title
+  std::string code;        // the PyTorch line that computes it, with this configuration's values
   Tensor tensor;
 };
 

@@ -242,8 +242,9 @@ val run(const val& config, const val& options) {
     val shape = val::array();
     for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
     val stage = val::object();
-    stage.set("id", s.id);
-    stage.set("title", s.title);
+    // As std::string: Embind reads a const char* as Latin-1, and titles hold UTF-8 (×).
+    stage.set("id", std::string(s.id));
+    stage.set("title", std::string(s.title));
     stage.set("code", s.code);
     stage.set("shape", shape);
     stage.set("data", to_float32_array(s.tensor));
