@@ -2,10 +2,10 @@
 // CausalAttention's and MultiHeadAttention's causal path (masked triangle skipped) against the
 // full passes: bit for bit.
 #include <catch2/catch.hpp>
-#include <tuple>
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <tuple>
 
 #include "attention.hpp"
 #include "avx2_math.hpp"
@@ -454,6 +454,35 @@ void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64
         CHECK(mine->shape == theirs->shape);
         CHECK(same(mine->data, theirs->data));
       }
+    }
+  }
+  // Keeping only some intermediates: those kept are the same bits, the others empty, the
+  // output and the generator's state unchanged.
+  for (int mask = 0; mask < 7; ++mask) {
+    INFO("keep heads " << (mask & 1) << ", scores " << (mask >> 1 & 1) << ", weights "
+                       << (mask >> 2 & 1));
+    ca::TraceKeep keep;
+    keep.heads = mask & 1;
+    keep.scores = mask & 2;
+    keep.weights = mask & 4;
+    ca::Generator g(seed);
+    const ca::MultiHeadAttention::Trace t = m.trace(x, g, keep);
+    CHECK(g.random() == next);
+    const std::tuple<const ca::Tensor*, const ca::Tensor*, bool> kept[] = {
+        {&t.queries, &want.queries, keep.heads},
+        {&t.keys, &want.keys, keep.heads},
+        {&t.values, &want.values, keep.heads},
+        {&t.attn_scores, &want.attn_scores, keep.scores},
+        {&t.attn_weights, &want.attn_weights, keep.weights},
+        {&t.context_vec, &want.context_vec, true},
+        {&t.context_vecs, &want.context_vecs, true}};
+    for (const auto& [mine, theirs, is_kept] : kept) {
+      if (!is_kept) {
+        CHECK(mine->data.empty());
+        continue;
+      }
+      CHECK(mine->shape == theirs->shape);
+      CHECK(same(mine->data, theirs->data));
     }
   }
 }

@@ -161,35 +161,38 @@ bool all_finite(const float* x, int T, int hd, int ld) {
 // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
 // Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
 // every draw is made, in order, masked cells included. Without it one (T, T) at a time,
-// unless `trace` asks for the (B, H, T, T) scores (masked with -inf) and weights, whole.
+// unless `trace` asks for the (B, H, T, T) scores (masked with -inf) or weights, whole.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
                   const Tensor& values, int H, float divisor, double p, bool training,
                   Generator& gen, DropoutRng rng, AttentionScratch& s,
-                  MultiHeadAttention::Trace* trace = nullptr) {
+                  MultiHeadAttention::Trace* trace = nullptr, TraceKeep keep = {}) {
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
-  const bool drop = training && p != 0.0 && BH * TT != 0, whole = drop || trace;
-  if (trace) {
+  const bool keep_scores = trace && keep.scores, keep_weights = trace && keep.weights;
+  const bool drop = training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
+  if (keep_scores)
     trace->attn_scores = Tensor({B, H, T, T});
-    trace->attn_weights = Tensor({B, H, T, T});
-  } else {
+  else
     s.scores.resize(TT);
+  if (keep_weights)
+    trace->attn_weights = Tensor({B, H, T, T});
+  else
     s.weights.resize(whole ? BH * TT : TT);
-  }
   s.full_rows.resize(whole ? BH * T : T);
-  float* const weights = trace ? trace->attn_weights.data.data() : s.weights.data();
+  float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
   unsigned char* const full_rows = s.full_rows.data();
   const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };  // head h of batch b
   const auto attend = [&](std::size_t bh, float* w, unsigned char* full) {
-    float* scores = trace ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
+    float* scores = keep_scores ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
     kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
                      scores, T, kernels::Tri::LowerOut);
     causal_softmax_forward(w, T, scores, T, T, divisor, full);
-    if (!trace) return;
-    for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
-      std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
-                -std::numeric_limits<float>::infinity());
-      if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+    for (int i = 0; trace && i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
+      if (keep_scores)
+        std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
+                  -std::numeric_limits<float>::infinity());
+      if (keep_weights && !full[i])
+        std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
     }
   };
   const auto combine = [&](std::size_t bh, float* w, const unsigned char* full) {
@@ -338,16 +341,19 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   return out_proj(context);
 }
 
-MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen) const {
+MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen,
+                                                   TraceKeep keep) const {
   check_input(x, context_length);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Trace t;
   t.context_vec = Tensor(queries.shape);
   causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
-               dropout_p, training, gen, rng, scratch, &t);
-  t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
-  t.keys = split_heads(keys, num_heads);
-  t.values = split_heads(values, num_heads);
+               dropout_p, training, gen, rng, scratch, &t, keep);
+  if (keep.heads) {
+    t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
+    t.keys = split_heads(keys, num_heads);
+    t.values = split_heads(values, num_heads);
+  }
   t.context_vecs = out_proj(t.context_vec);
   return t;
 }

@@ -90,6 +90,14 @@ struct MultiHeadAttentionWrapper {
   Tensor forward(const Tensor& x, Generator& gen) const;
 };
 
+// Which intermediates MultiHeadAttention::trace keeps: a page asking for the weights of a
+// GPT-2-size module need not hold its (B, H, T, T) scores too (100 MB at B = 2, H = 12, T = 1024).
+struct TraceKeep {
+  bool heads = true;    // queries, keys, values split into heads
+  bool scores = true;   // attn_scores
+  bool weights = true;  // attn_weights
+};
+
 // MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of §3.6.2.
 struct MultiHeadAttention {
   Linear W_query, W_key, W_value, out_proj;  // out_proj: nn.Linear(d_out, d_out), with bias
@@ -101,7 +109,8 @@ struct MultiHeadAttention {
   bool scale = true;
   DropoutRng rng = DropoutRng::Default;
 
-  // Every intermediate of forward, in the book's names (hd = head_dim = d_out / H).
+  // Every intermediate of forward, in the book's names (hd = head_dim = d_out / H); those not
+  // kept are left empty.
   struct Trace {
     Tensor queries, keys, values;  // (B, H, T, hd): view(b, T, H, hd).transpose(1, 2)
     Tensor attn_scores;            // (B, H, T, T), masked with -inf in place
@@ -120,7 +129,7 @@ struct MultiHeadAttention {
   // scores, +0 weights) with the full passes' bits; forward keeps no (B, H, T, T) tensor in
   // eval mode, trace keeps every intermediate.
   Tensor forward(const Tensor& x, Generator& gen) const;
-  Trace trace(const Tensor& x, Generator& gen) const;
+  Trace trace(const Tensor& x, Generator& gen, TraceKeep keep = {}) const;
 };
 
 }  // namespace ca

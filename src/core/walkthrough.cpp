@@ -17,7 +17,8 @@ namespace {
 // Appends stages; the references it returns stay valid (capacity is reserved up front).
 class Builder {
  public:
-  Builder(Walkthrough& w, const Config& c) : w_(w), code_(c) {
+  Builder(Walkthrough& w, const Config& c, const std::vector<std::string>& wanted)
+      : w_(w), code_(c), wanted_(wanted) {
     w_.stages.reserve(stage_table().size());
   }
   const Tensor& add(const char* id, Tensor t) {
@@ -25,6 +26,10 @@ class Builder {
     if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
     w_.stages.push_back(Stage{info->id, info->title, code_.expand(info->code), std::move(t)});
     return w_.stages.back().tensor;
+  }
+  // Whether the stage is asked for (every stage is, when none is named).
+  bool wants(std::string_view id) const {
+    return wanted_.empty() || std::find(wanted_.begin(), wanted_.end(), id) != wanted_.end();
   }
   // A module's three projections, then their biases: ids {W_query, W_key, W_value, b_query,
   // b_key, b_value}, each with the module's prefix.
@@ -50,6 +55,7 @@ class Builder {
 
   Walkthrough& w_;
   StageCode code_;
+  const std::vector<std::string>& wanted_;
   std::size_t next_ = 0;
 };
 
@@ -287,12 +293,19 @@ void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& ge
       {&mha.W_query, &mha.W_key, &mha.W_value});
   out.add("mha.out_proj.weight", mha.out_proj.weight);
   out.add("mha.out_proj.bias", *mha.out_proj.bias);
-  MultiHeadAttention::Trace t = mha.trace(stack_twice(inputs), gen);
-  out.add("mha.queries", std::move(t.queries));
-  out.add("mha.keys", std::move(t.keys));
-  out.add("mha.values", std::move(t.values));
-  out.add("mha.attn_scores", std::move(t.attn_scores));
-  out.add("mha.attn_weights", std::move(t.attn_weights));
+  // Only the intermediates asked for: at GPT-2's size the scores and weights are 100 MB each.
+  TraceKeep keep;
+  keep.heads = out.wants("mha.queries") || out.wants("mha.keys") || out.wants("mha.values");
+  keep.scores = out.wants("mha.attn_scores");
+  keep.weights = out.wants("mha.attn_weights");
+  MultiHeadAttention::Trace t = mha.trace(stack_twice(inputs), gen, keep);
+  if (keep.heads) {
+    out.add("mha.queries", std::move(t.queries));
+    out.add("mha.keys", std::move(t.keys));
+    out.add("mha.values", std::move(t.values));
+  }
+  if (keep.scores) out.add("mha.attn_scores", std::move(t.attn_scores));
+  if (keep.weights) out.add("mha.attn_weights", std::move(t.attn_weights));
   out.add("mha.context_vec", std::move(t.context_vec));
   out.add("mha.context_vecs", std::move(t.context_vecs));
 }
@@ -319,7 +332,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   const std::string mha_problem = mha_error(c);
-  Builder out(w, c);
+  Builder out(w, c, wanted);
   Generator gen;
 
   Tensor x = c.inputs;
