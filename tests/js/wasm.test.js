@@ -185,3 +185,26 @@ test('10,000 runs leave wasm memory and Embind handles as they were', async (t) 
   assert.equal(api.memoryBytes(), memory);
   assert.equal(api.liveHandles(), handles);
 });
+
+test("each run's titles and PyTorch lines are its own, however long (the bindings reuse their JS strings)", async () => {
+  const api = await loadApi();
+  // 600 tokens of 3 values: an inputs line of ~13,000 characters, past what the bindings keep.
+  const big = (v) => ({ inputs: Array.from({ length: 600 }, (_, i) => [v, i / 8, 1.5]) });
+  const book = api.run({}).stages;
+  const line = (r, id) => r.stages.find((s) => s.id === id).code;
+  for (const v of [0.25, 0.75]) {
+    const r = api.run(big(v));
+    assert.ok(line(r, 'inputs').length > 4096, line(r, 'inputs').length);
+    assert.ok(
+      line(r, 'inputs').startsWith(`inputs = torch.tensor([[${v}, 0.0, 1.5], [${v}, 0.125, 1.5]`),
+    );
+    assert.equal(line(r, 'context_vecs'), book.find((s) => s.id === 'context_vecs').code);
+    const again = api.run({ dropout: v });
+    assert.equal(line(again, 'inputs'), book[0].code);
+    assert.match(line(again, 'dropout_example'), new RegExp(`Dropout\\(${v}\\)`));
+    assert.deepEqual(
+      api.run({}).stages.map((s) => [s.id, s.title, s.code]),
+      book.map((s) => [s.id, s.title, s.code]),
+    );
+  }
+});
