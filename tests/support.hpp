@@ -1,6 +1,7 @@
 // Shared helpers of the native tests.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -13,6 +14,10 @@
 #include "walkthrough.hpp"
 
 namespace test {
+
+// Bytes requested from operator new since the program started (tests/allocations.cpp).
+extern std::atomic<unsigned long long> g_allocated;
+inline unsigned long long allocated_bytes() { return g_allocated; }
 
 inline nlohmann::json load_json(const std::string& relative) {
   std::ifstream in(std::string(CA_SOURCE_DIR) + "/" + relative);

@@ -242,6 +242,21 @@ TEST_CASE("only the parts asked for run, in walkthrough order", "[chapter]") {
   CHECK_THROWS_WITH(ca::run_walkthrough(p.config, {"mha.nope"}), "unknown stage \"mha.nope\"");
 }
 
+TEST_CASE("asking for the inputs runs no part of the program", "[chapter]") {
+  // T = 512 randn inputs (128 KB): §3.5 alone would allocate a dozen 1 MB (T, T) tensors.
+  const ca::Config c = ca::parse_config(R"({"inputs": {"randn": [512, 64]}})").config;
+  const auto bytes_for = [&](const std::vector<std::string>& stages) {
+    const unsigned long long before = test::allocated_bytes();
+    const ca::Walkthrough w = ca::run_walkthrough(c, stages);
+    CHECK(w.stages.size() == stages.size());
+    return test::allocated_bytes() - before;
+  };
+  CHECK(bytes_for({"inputs"}) < 1000000);
+  const unsigned long long mha = bytes_for({"mha.context_vecs"});
+  CHECK(bytes_for({"inputs", "mha.context_vecs"}) < mha + 1000000);
+  CHECK(bytes_for({"inputs", "context_vecs"}) > 10000000);  // the counter sees the §3.5 part
+}
+
 namespace {
 
 bool same(const ca::Tensor& a, const ca::Tensor& b) {

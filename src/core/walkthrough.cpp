@@ -328,7 +328,9 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
   bool parts[5] = {wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty()};
-  for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
+  for (const std::string& id : wanted) {  // "inputs" comes before every part and needs none
+    if (id != "inputs") parts[static_cast<int>(part_of(id))] = true;
+  }
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   const std::string mha_problem = mha_error(c);
