@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 
+#include "avx2_math.hpp"
 #include "generator.hpp"
 #include "nn.hpp"
 #include "support.hpp"
@@ -116,5 +117,41 @@ TEST_CASE("the lazy Mt19937 draws std::mt19937's sequence", "[generator]") {
   got.seed(seed ^ 0x5a5a5a5au);  // mid-stream
   want.seed(seed ^ 0x5a5a5a5au);
   for (int i = 0; i < 1300; ++i) differ += got() != want();
+  CHECK(differ == 0);
+}
+
+TEST_CASE("avx2::fma rounds once as std::fma does", "[generator]") {
+  // Where rounding the double sum to float would be wrong: a * b + c is just below the
+  // halfway point between c = 1 + 2^-23 and the next float, the double sum lands on it, and
+  // ties to even would round up. Also a sum below float's normal range.
+  const float c = 1.0f + 0x1p-23f, a = (1.0f - 0x1p-18f) * 0x1p-24f, b = 1.0f + 0x1p-18f;
+  REQUIRE(static_cast<float>(double(a) * double(b) + double(c)) != std::fma(a, b, c));
+  CHECK(ca::avx2::fma(a, b, c) == std::fma(a, b, c));
+  CHECK(ca::avx2::fma(-a, b, -c) == std::fma(-a, b, -c));
+  CHECK(ca::avx2::fma(0x1p-70f, 0x1p-70f, 0x1p-130f) == std::fma(0x1p-70f, 0x1p-70f, 0x1p-130f));
+  // 10^7 triples: random bits over every exponent, and the uniform_ draws of nn.Linear.
+  std::mt19937 rng(42);
+  const auto any = [&] {
+    const std::uint32_t bits = rng();
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  int differ = 0;
+  for (int i = 0; i < 10000000; ++i) {
+    float x, y, z;
+    if (i % 2) {
+      x = any(), y = any(), z = any();
+    } else {  // the generator's uniform_float: 24 bits, times a width, plus a bound
+      x = static_cast<float>(rng() & 0xFFFFFFu) * (1.0f / 16777216.0f);
+      z = -std::ldexp(1.0f, -static_cast<int>(rng() % 12)) / (1.0f + static_cast<float>(rng() % 1000));
+      y = -2.0f * z;
+    }
+    const float got = ca::avx2::fma(x, y, z), want = std::fma(x, y, z);
+    std::uint32_t g, w;
+    std::memcpy(&g, &got, 4);
+    std::memcpy(&w, &want, 4);
+    differ += g != w && !(std::isnan(got) && std::isnan(want));
+  }
   CHECK(differ == 0);
 }

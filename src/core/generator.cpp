@@ -15,7 +15,7 @@ constexpr double kPi = 3.14159265358979323846;
 // into one fused multiply-add, so nn.Linear's weights are bit-exact only with fma.
 float uniform_float(Generator& gen, float from, float to) {
   const float x = static_cast<float>(gen.random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  return std::fma(x, to - from, from);
+  return avx2::fma(x, to - from, from);
 }
 
 // at::uniform_real_distribution<double>: 53 random bits of one 64-bit output.
