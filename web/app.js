@@ -140,6 +140,7 @@
       });
     }
     editor.replaceChildren(fragment);
+    editor.classList.toggle('big', tooBig); // a caption alone: as wide as the box, not a column
     showInputsMode();
   }
   function showInputsMode() {

@@ -48,8 +48,8 @@
         ' tokens (T = ' +
         T +
         '): its ' +
-        T * T +
-        ' lines would be too dense to read. The table holds the numbers.';
+        (T * T).toLocaleString('en-US') +
+        ' lines would be too dense to read. The heatmap holds the numbers.';
       return box;
     }
     var v = function (h, i, j) {
