@@ -6,30 +6,7 @@
 #include <limits>
 
 namespace ca::avx2 {
-
-// Its comment is in the header; FastFma below is the same test, deferred to the caller.
-[[gnu::noinline]] float fma(float a, float b, float c) {
-  const double s = double(a) * double(b) + double(c);
-  std::uint64_t u;
-  std::memcpy(&u, &s, sizeof u);
-  if ((u & 0x1fffffff) == 0x10000000 || (u & 0x7ff0000000000000u) < std::uint64_t{897} << 52)
-    return std::fma(a, b, c);
-  return static_cast<float>(s);
-}
-
 namespace {
-
-std::uint32_t bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-float from_bits(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 // std::fma(a, b, c) for floats, fast where fma is a library call (WebAssembly, x86 without
 // -mfma): the product is exact in double, so the double sum rounds to the float nearest
@@ -48,8 +25,32 @@ struct FastFma {
   }
 };
 
+}  // namespace
+
+// The header's std::fma without the library call: FastFma's one step, std::fma where the
+// test is not certain. Out of line: inlined at its 20 call sites it cost 1.4 KB of wasm.
+[[gnu::noinline]] float fma(float a, float b, float c) {
+  FastFma fast;
+  const float sum = fast(a, b, c);
+  return fast.rare ? std::fma(a, b, c) : sum;
+}
+
+namespace {
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+float from_bits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 struct ExactFma {
-  float operator()(float a, float b, float c) const { return std::fma(a, b, c); }  // exact
+  float operator()(float a, float b, float c) const { return std::fma(a, b, c); }
 };
 
 // Sleef_expf8_u10's steps for one lane, `fma` its fused multiply-add.

@@ -36,18 +36,6 @@ class Big {
     for (; n > 0; --n) mul(10);
     return *this;
   }
-  Big& add(const Big& b) {
-    std::uint64_t carry = 0;
-    const int n = size_ > b.size_ ? size_ : b.size_;
-    for (int i = 0; i < n; ++i) {
-      carry += static_cast<std::uint64_t>(at(i)) + b.at(i);
-      limb_[i] = static_cast<std::uint32_t>(carry);
-      carry >>= 32;
-    }
-    size_ = n;
-    if (carry) limb_[size_++] = static_cast<std::uint32_t>(carry);
-    return *this;
-  }
   Big& sub(const Big& b) {  // precondition: *this >= b
     std::int64_t borrow = 0;
     for (int i = 0; i < size_; ++i) {
