@@ -1,6 +1,7 @@
 #include "walkthrough.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <string_view>
 
@@ -77,10 +78,12 @@ bool is_bias_stage(const std::string& id) {
 
 namespace {
 
-// The parts of the program that run on demand: each needs only the inputs.
-enum class Part { Simple, V1, Sa, Wrapper, Mha };
+// The parts of the program that run on demand: each needs only the inputs, which are computed
+// before any of them (Inputs, the part of that stage alone, always runs).
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Count };
 
 Part part_of(const std::string& id) {
+  if (id == "inputs") return Part::Inputs;
   if (id.rfind("simple.", 0) == 0) return Part::Simple;
   if (id.rfind("v1.", 0) == 0 || id.rfind("v1_from_v2.", 0) == 0) return Part::V1;
   if (id.rfind("mhaw.", 0) == 0) return Part::Wrapper;
@@ -327,10 +330,9 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
-  bool parts[5] = {wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty(), wanted.empty()};
-  for (const std::string& id : wanted) {  // "inputs" comes before every part and needs none
-    if (id != "inputs") parts[static_cast<int>(part_of(id))] = true;
-  }
+  bool parts[static_cast<int>(Part::Count)];
+  std::fill(std::begin(parts), std::end(parts), wanted.empty());
+  for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   const std::string mha_problem = mha_error(c);
@@ -353,8 +355,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;
     for (Stage& s : w.stages) {
-      if (std::find(wanted.begin(), wanted.end(), s.id) != wanted.end())
-        kept.push_back(std::move(s));
+      if (out.wants(s.id)) kept.push_back(std::move(s));
     }
     w.stages = std::move(kept);
   }
