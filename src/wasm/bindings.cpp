@@ -185,31 +185,38 @@ val to_float32_array(const ca::Tensor& t) {
   return kFloat32Array.new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
-// The JS strings every run sends again: the keys, each stage's id and title (the table's, made
-// once) and its PyTorch line (reused while its text is unchanged; an edit changes one or two).
-// Decoding them from UTF-8 for each stage of each run was a fifth of api.run({})'s time.
-class JsStrings {
+// A stage as a JS object, keeping the strings every run sends again: the keys, each stage's id
+// and title (the table's, made once) and its PyTorch line (reused while its text is unchanged;
+// an edit changes one or two). Decoding them from UTF-8 for each stage of each run was a fifth
+// of api.run({})'s time.
+class StagesToJs {
  public:
-  JsStrings() : entries_(ca::stage_table().size()) {}
-  void set(val& stage, const ca::Stage& s) {
+  StagesToJs() : entries_(ca::stage_table().size()) {}
+  // {id, title, code, shape, data} of one stage.
+  val stage(const ca::Stage& s) {
     Entry& e = entries_[index_of(s)];  // a stage always has its table entry
     if (e.id.isUndefined()) {
       e.id = val(std::string(s.id));  // std::string: Embind reads a const char* as Latin-1
       e.title = val(std::string(s.title));
     }
-    stage.set(keys_[0], e.id);
-    stage.set(keys_[1], e.title);
+    val shape = val::array();
+    for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
+    val out = val::object();
+    out.set(id_, e.id);
+    out.set(title_, e.title);
     if (s.code.size() > kMaxKept) {  // a typed-in T = 1024 input: not worth keeping a copy
-      stage.set(keys_[2], s.code);
-      return;
+      out.set(code_, s.code);
+    } else {
+      if (e.code_js.isUndefined() || e.code != s.code) {
+        e.code = s.code;  // keeps its capacity: the heap in use stays flat across runs
+        e.code_js = val(s.code);
+      }
+      out.set(code_, e.code_js);
     }
-    if (e.code_js.isUndefined() || e.code != s.code) {
-      e.code = s.code;  // keeps its capacity: the heap in use stays flat across runs
-      e.code_js = val(s.code);
-    }
-    stage.set(keys_[2], e.code_js);
+    out.set(shape_, shape);
+    out.set(data_, to_float32_array(s.tensor));
+    return out;
   }
-  const val& key(int k) const { return keys_[k]; }  // 3: "shape", 4: "data"
 
  private:
   static constexpr std::size_t kMaxKept = 4096;
@@ -225,7 +232,8 @@ class JsStrings {
     __builtin_trap();  // a stage outside the stage table: a bug, never input
   }
   std::vector<Entry> entries_;
-  const val keys_[5] = {val("id"), val("title"), val("code"), val("shape"), val("data")};
+  const val id_ = val("id"), title_ = val("title"), code_ = val("code"), shape_ = val("shape"),
+            data_ = val("data");
 };
 
 // {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
@@ -278,19 +286,9 @@ val run(const val& config, const val& options) {
     return result;
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
-  static JsStrings& strings = *new JsStrings;  // never destroyed: no exit-time code
-  val stages = val::array();
-  for (std::size_t i = 0, out = 0; i < w.stages.size(); ++i) {
-    const ca::Stage& s = w.stages[i];
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), s.id) == wanted.end()) continue;
-    val shape = val::array();
-    for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
-    val stage = val::object();
-    strings.set(stage, s);
-    stage.set(strings.key(3), shape);
-    stage.set(strings.key(4), to_float32_array(s.tensor));
-    stages.set(out++, stage);
-  }
+  static StagesToJs& to_js_stage = *new StagesToJs;  // never destroyed: no exit-time code
+  val stages = val::array();  // run_walkthrough kept only the wanted stages
+  for (std::size_t i = 0; i < w.stages.size(); ++i) stages.set(i, to_js_stage.stage(w.stages[i]));
   result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);
   return result;
