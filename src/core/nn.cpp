@@ -187,7 +187,8 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
     kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
                      scores, T, kernels::Tri::LowerOut);
     causal_softmax_forward(w, T, scores, T, T, divisor, full);
-    for (int i = 0; trace && i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
+    if (!keep_scores && !keep_weights) return;
+    for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
       if (keep_scores)
         std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
                   -std::numeric_limits<float>::infinity());
