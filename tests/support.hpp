@@ -45,7 +45,7 @@ inline ca::Walkthrough run(const std::string& config_json) {
 
 inline const ca::Tensor& stage(const ca::Walkthrough& w, const std::string& id) {
   for (const ca::Stage& s : w.stages) {
-    if (s.id == id) return s.tensor;
+    if (s.id() == id) return s.tensor;
   }
   throw std::runtime_error("no stage " + id);
 }

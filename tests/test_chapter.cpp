@@ -48,7 +48,7 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
     const std::string name = golden["name"];
     const ca::Walkthrough w = test::run(golden["config"].dump());
     std::map<std::string, const ca::Tensor*> got;
-    for (const ca::Stage& s : w.stages) got[std::string(s.id)] = &s.tensor;
+    for (const ca::Stage& s : w.stages) got[std::string(s.id())] = &s.tensor;
     for (const nlohmann::json& g : golden["stages"]) {
       const std::string id = g["id"];
       if (!new_stage(id)) continue;
@@ -78,7 +78,7 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
     if (golden.contains("mha_error")) {
       CHECK(golden["mha_error"] == "d_out must be divisible by num_heads");
       CHECK(std::none_of(w.stages.begin(), w.stages.end(),
-                         [](const ca::Stage& s) { return s.id.rfind("mha.", 0) == 0; }));
+                         [](const ca::Stage& s) { return s.id().rfind("mha.", 0) == 0; }));
       const ca::ParsedConfig p = ca::parse_config(golden["config"].dump());
       CHECK_THROWS_WITH(ca::run_walkthrough(p.config, {"mha.context_vecs"}),
                         Catch::Contains("MultiHeadAttention needs \"d_out\" divisible by \"num_heads\""));
@@ -235,8 +235,8 @@ TEST_CASE("only the parts asked for run, in walkthrough order", "[chapter]") {
   const ca::ParsedConfig p = ca::parse_config("{}");
   const ca::Walkthrough w = ca::run_walkthrough(p.config, {"mha.context_vecs", "simple.attn_scores"});
   REQUIRE(w.stages.size() == 2);
-  CHECK(w.stages[0].id == "simple.attn_scores");
-  CHECK(w.stages[1].id == "mha.context_vecs");
+  CHECK(w.stages[0].id() == "simple.attn_scores");
+  CHECK(w.stages[1].id() == "mha.context_vecs");
   const ca::Walkthrough all = ca::run_walkthrough(p.config);
   CHECK(w.stages[1].tensor.data == test::stage(all, "mha.context_vecs").data);
   CHECK_THROWS_WITH(ca::run_walkthrough(p.config, {"mha.nope"}), "unknown stage \"mha.nope\"");

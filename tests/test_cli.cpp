@@ -78,8 +78,8 @@ TEST_CASE("json output: resolved config and every stage, floats round-trip exact
   REQUIRE(doc["stages"].size() == w.stages.size());
   for (std::size_t k = 0; k < w.stages.size(); ++k) {
     const nlohmann::json& s = doc["stages"][k];
-    CHECK(s["id"] == w.stages[k].id);
-    CHECK(s["title"] == w.stages[k].title);
+    CHECK(s["id"] == w.stages[k].id());
+    CHECK(s["title"] == w.stages[k].title());
     CHECK(s["code"] == w.stages[k].code);
     CHECK(s["shape"].get<std::vector<int>>() == w.stages[k].tensor.shape);
     for (std::size_t i = 0; i < w.stages[k].tensor.numel(); ++i) {

@@ -28,8 +28,8 @@ TEST_CASE("golden configurations equal PyTorch", "[golden]") {
     for (std::size_t k = 0; k < w.stages.size(); ++k) {
       const ca::Stage& s = w.stages[k];
       const nlohmann::json& g = golden["stages"][k];
-      INFO(name << " / " << s.id);
-      REQUIRE(s.id == g["id"].get<std::string>());
+      INFO(name << " / " << s.id());
+      REQUIRE(s.id() == g["id"].get<std::string>());
       REQUIRE(s.tensor.shape == g["shape"].get<std::vector<int>>());
       for (std::size_t i = 0; i < s.tensor.numel(); ++i) {
         const float got = s.tensor.data[i], want = test::golden_value(g["data"][i]);

@@ -539,7 +539,7 @@ TEST_CASE("golden configurations are the same bits on every kernel", "[kernels][
       const ca::Walkthrough got = test::run(golden["config"].dump());
       REQUIRE(got.stages.size() == want.stages.size());
       for (std::size_t s = 0; s < got.stages.size(); ++s) {
-        INFO(got.stages[s].id);
+        INFO(got.stages[s].id());
         CHECK(same(got.stages[s].tensor.data, want.stages[s].tensor.data));
       }
     }

@@ -12,7 +12,7 @@ namespace {
 
 std::vector<std::string> ids_of(const ca::Walkthrough& w) {
   std::vector<std::string> ids;
-  for (const ca::Stage& s : w.stages) ids.emplace_back(s.id);
+  for (const ca::Stage& s : w.stages) ids.emplace_back(s.id());
   return ids;
 }
 
@@ -65,8 +65,8 @@ TEST_CASE("axes, kinds and flags agree with the tensors", "[stages]") {
                                     "qkv_bias": true})");
   const ca::Walkthrough w = test::run(config);
   for (const ca::Stage& st : w.stages) {
-    INFO(st.id);
-    const ca::StageInfo& info = *ca::find_stage(st.id);
+    INFO(st.id());
+    const ca::StageInfo& info = *ca::find_stage(st.id());
     const std::vector<int>& shape = st.tensor.shape;
     const int rank = static_cast<int>(shape.size());
     if (rank == 0) {  // a 0-D scalar: no axes

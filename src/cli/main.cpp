@@ -81,7 +81,7 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
       throw UsageError("unknown stage " + ca::quoted(id) + " (stages: " + list + ")");
     }
     const auto it = std::find_if(w.stages.begin(), w.stages.end(),
-                                 [&](const ca::Stage& s) { return s.id == id; });
+                                 [&](const ca::Stage& s) { return s.id() == id; });
     if (it == w.stages.end()) {
       const std::string why = ca::is_bias_stage(id) ? "qkv_bias" : "d_out divisible by num_heads";
       throw UsageError("stage " + ca::quoted(id) + " exists only with " + why);

@@ -28,7 +28,7 @@ std::string fixed4(float v) {
 
 void torch(std::ostream& out, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
-    out << "# " << st->id << ": " << st->title << ", torch.Size(["
+    out << "# " << st->id() << ": " << st->title() << ", torch.Size(["
         << shape_str(st->tensor.shape, ", ") << "])\n>>> " << st->code << "\n"
         << torch_str(st->tensor) << "\n\n";
   }
@@ -38,8 +38,8 @@ void json_out(std::ostream& out, const Walkthrough& w, const std::vector<const S
   out << "{\"config\":" << config_to_json(w.config) << ",\n\"stages\":[";
   for (std::size_t k = 0; k < stages.size(); ++k) {
     const Stage& st = *stages[k];
-    out << (k ? ",\n" : "\n") << "{\"id\":" << json::quote(st.id)
-        << ",\"title\":" << json::quote(st.title) << ",\"code\":" << json::quote(st.code)
+    out << (k ? ",\n" : "\n") << "{\"id\":" << json::quote(st.id())
+        << ",\"title\":" << json::quote(st.title()) << ",\"code\":" << json::quote(st.code)
         << ",\"shape\":[" << shape_str(st.tensor.shape, ",") << "],\"data\":[";
     for (std::size_t i = 0; i < st.tensor.numel(); ++i)
       out << (i ? "," : "") << json::number(st.tensor.data[i]);
@@ -57,7 +57,7 @@ void csv(std::ostream& out, const std::vector<const Stage*>& stages) {
     const int cols = t.cols(), rows = t.rows();
     for (std::size_t i = 0; i < t.numel(); ++i) {
       const std::size_t r = i / cols;
-      line = st->id;
+      line = st->id();
       line += ',';
       if (t.dim() == 3) line += decimal(r / rows);
       line += ',';
@@ -76,14 +76,14 @@ void csv(std::ostream& out, const std::vector<const Stage*>& stages) {
 void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
-    const StageInfo& info = *find_stage(st->id);  // every stage of a walkthrough is in the table
+    const StageInfo& info = *st->info;
     const auto label = [&](const std::string& axis, int i) {
       if (axis == "tok") return markdown_cell(w.config.tokens[i]);
       return axis == "sum" || axis == "bias" || axis.empty() ? axis : decimal(i);
     };
     const int rows = t.dim() == 1 ? 1 : t.rows(), cols = t.cols();
-    out << "### `" << st->id << "`: " << st->title << " (" << shape_str(t.shape, "×") << ")\n\n`"
-        << st->code << "`\n";
+    out << "### `" << st->id() << "`: " << st->title() << " (" << shape_str(t.shape, "×")
+        << ")\n\n`" << st->code << "`\n";
     const int batches = t.dim() == 3 ? t.shape[0] : 1;
     std::string line;
     for (int b = 0; b < batches; ++b) {

@@ -25,7 +25,7 @@ class Builder {
   const Tensor& add(const char* id, Tensor t) {
     const StageInfo* info = info_of(id);
     if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
-    w_.stages.push_back(Stage{info->id, info->title, code_.expand(info->code), std::move(t)});
+    w_.stages.push_back(Stage{info, code_.expand(info->code), std::move(t)});
     return w_.stages.back().tensor;
   }
   // Whether the stage is asked for (every stage is, when none is named).
@@ -355,7 +355,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;
     for (Stage& s : w.stages) {
-      if (out.wants(s.id)) kept.push_back(std::move(s));
+      if (out.wants(s.id())) kept.push_back(std::move(s));
     }
     w.stages = std::move(kept);
   }

@@ -7,15 +7,18 @@
 #include <vector>
 
 #include "config.hpp"
+#include "stages.hpp"
 #include "tensor.hpp"
 
 namespace ca {
 
 struct Stage {
-  std::string_view id;     // e.g. "attn_weights_causal" (both view the stage table's literals)
-  std::string_view title;  // a short human title
-  std::string code;        // the PyTorch line that computes it, with this configuration's values
+  const StageInfo* info;  // its row of the stage table: id, title, axes, kind, note
+  std::string code;       // the PyTorch line that computes it, with this configuration's values
   Tensor tensor;
+
+  std::string_view id() const { return info->id; }        // e.g. "attn_weights_causal"
+  std::string_view title() const { return info->title; }  // a short human title
 };
 
 struct Walkthrough {

@@ -194,10 +194,10 @@ class StagesToJs {
   StagesToJs() : entries_(ca::stage_table().size()) {}
   // {id, title, code, shape, data} of one stage.
   val stage(const ca::Stage& s) {
-    Entry& e = entries_[index_of(s)];  // a stage always has its table entry
+    Entry& e = entries_[s.info - ca::stage_table().data()];  // the stage's row of the table
     if (e.id.isUndefined()) {
-      e.id = val(std::string(s.id));  // std::string: Embind reads a const char* as Latin-1
-      e.title = val(std::string(s.title));
+      e.id = val(std::string(s.id()));  // std::string: Embind reads a const char* as Latin-1
+      e.title = val(std::string(s.title()));
     }
     val shape = val::array();
     for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
@@ -224,13 +224,6 @@ class StagesToJs {
     val id = val::undefined(), title = val::undefined(), code_js = val::undefined();
     std::string code;
   };
-  // The stage's entry in the table: its id is a view of the table's literal.
-  static std::size_t index_of(const ca::Stage& s) {
-    const std::vector<ca::StageInfo>& table = ca::stage_table();
-    for (std::size_t i = 0; i < table.size(); ++i)
-      if (table[i].id == s.id.data()) return i;
-    __builtin_trap();  // a stage outside the stage table: a bug, never input
-  }
   std::vector<Entry> entries_;
   const val id_ = val("id"), title_ = val("title"), code_ = val("code"), shape_ = val("shape"),
             data_ = val("data");
