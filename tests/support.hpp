@@ -19,6 +19,12 @@ namespace test {
 extern std::atomic<unsigned long long> g_allocated;
 inline unsigned long long allocated_bytes() { return g_allocated; }
 
+// The most operator new held at once since the last call (tests/allocations.cpp), as in:
+// reset_peak(); work(); peak_bytes() - what was held before.
+extern std::atomic<long long> g_live, g_peak;
+inline long long reset_peak() { return g_peak = g_live.load(); }
+inline long long peak_bytes() { return g_peak; }
+
 inline nlohmann::json load_json(const std::string& relative) {
   std::ifstream in(std::string(CA_SOURCE_DIR) + "/" + relative);
   if (!in) throw std::runtime_error("cannot open " + relative);

@@ -426,3 +426,48 @@ TEST_CASE("exercise 3.3: the gpt2 preset is PyTorch's GPT-2-sized MultiHeadAtten
                        << worst);
   CHECK(identical == k);  // every sampled output, softmax (SLEEF's exp) included
 }
+
+TEST_CASE("a run that would need gigabytes is refused before it allocates", "[chapter][hostile]") {
+  // Issue 19: every value within its limit, yet the full walkthrough holds 2 x (2, 128, 1024,
+  // 1024) floats for mha.attn_scores and mha.attn_weights (1 GiB each); the module aborted.
+  const ca::Config c =
+      ca::parse_config(R"({"inputs": {"randn": [1024, 1]}, "d_out": 128, "num_heads": 128})")
+          .config;
+  CHECK(ca::run_bytes(c) > 2 * ca::kMaxRunBytes);
+  const std::string message =
+      "this configuration needs about 2894 MiB for every stage; at most 1024 MiB are supported "
+      "(T = 1024, 128 heads, d_out 128): ask for fewer stages, tokens or heads";
+  CHECK(ca::stages_error(c, {}) == message);
+  const unsigned long long before = test::allocated_bytes();
+  CHECK_THROWS_WITH(ca::run_walkthrough(c), message);
+  CHECK(test::allocated_bytes() - before < 100000);  // refused before computing anything
+  CHECK(ca::stages_error(c, {"mha.attn_weights"}).rfind("this configuration needs about", 0) == 0);
+  // Without the (B, H, T, T) intermediates the same configuration fits.
+  CHECK(ca::stages_error(c, {"mha.context_vecs"}).empty());
+}
+
+TEST_CASE("run_bytes bounds the peak a run holds, closely", "[chapter]") {
+  // The peak of live operator new bytes (tests/allocations.cpp) against the estimate, over the
+  // parts and the terms that grow: heads (T^2 each), dropout's noise, a long context_length.
+  const auto [json, stages] = GENERATE(table<std::string, std::vector<std::string>>({
+      {R"({"inputs": {"randn": [256, 16]}, "d_out": 32, "num_heads": 16})", {}},
+      {R"({"inputs": {"randn": [256, 16]}, "d_out": 32, "num_heads": 16})", {"mha.attn_weights"}},
+      {R"({"inputs": {"randn": [256, 16]}, "d_out": 32, "num_heads": 16, "class_dropout": 0.1})",
+       {"mha.context_vecs"}},
+      {R"({"inputs": {"randn": [256, 16]}, "d_out": 16, "num_heads": 16})", {"mhaw.context_vecs"}},
+      {R"({"inputs": {"randn": [200, 64]}, "d_out": 64, "context_length": 512})", {"context_vecs"}},
+      {R"({"inputs": {"randn": [300, 8]}, "d_out": 8})", {"v1.context_vecs"}},
+      {R"({"inputs": {"randn": [300, 8]}, "d_out": 8})", {"simple.attn_weights"}},
+  }));
+  INFO(json);
+  const ca::Config c = ca::parse_config(json).config;
+  const long long held = test::reset_peak();
+  {
+    const ca::Walkthrough w = ca::run_walkthrough(c, stages);
+    CHECK(!w.stages.empty());
+  }
+  const long long peak = test::peak_bytes() - held;
+  const long long estimate = static_cast<long long>(ca::run_bytes(c, stages));
+  CHECK(peak <= estimate);
+  CHECK(estimate <= 2 * peak);
+}

@@ -241,3 +241,68 @@ TEST_CASE("inputs round like torch.tensor: to double, then to float32", "[config
   REQUIRE(p.error.empty());
   CHECK(p.config.inputs.data[0] == 1.0f);
 }
+
+TEST_CASE("a huge document is refused while it is read, in a small multiple of its size",
+          "[json][hostile]") {
+  // Issue 19: 64 MiB of {"x":[0,0,...]} took 41 s and 3.24 GB before its error (a Value per
+  // element, ~100 bytes each); [[],[],...] 28.6 s; 8 MB of {"inputs":[[0],...]} 418 MB.
+  const auto repeat = [](std::string head, const std::string& item, std::size_t bytes) {
+    head.reserve(bytes + 8);
+    while (head.size() < bytes) head += item;
+    head.back() = ']';
+    return head;
+  };
+  const auto [text, message] = GENERATE_REF(table<std::string, std::string>({
+      {repeat(R"({"x":[)", "0,", 64 << 20) + "}",
+       "invalid JSON at offset 8198: an array with more than 4096 elements"},
+      {repeat("[", "[],", 64 << 20),
+       "invalid JSON at offset 12289: an array with more than 4096 elements"},
+      {repeat(R"({"inputs":[)", "[0],", 8000000) + "}",
+       "invalid JSON at offset 16395: an array with more than 4096 elements"},
+  }));
+  const unsigned long long before = test::allocated_bytes();
+  CHECK(ca::parse_config(text).error == message);
+  CHECK(test::allocated_bytes() - before < 2000000);  // 4096 values, not millions
+}
+
+TEST_CASE("the reader's limits hold every valid configuration and little more", "[json]") {
+  // 1024 rows of 1024 numbers: the largest valid inputs, read whole.
+  std::string row = "[";
+  for (int j = 0; j < 1024; ++j) row += j ? ",0.5" : "0.5";
+  row += "]";
+  std::string text = R"({"inputs": [)";
+  for (int i = 0; i < 1024; ++i) text += (i ? "," : "") + row;
+  text += R"(], "tokens": [)";
+  for (int i = 0; i < 1024; ++i) text += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
+  const ca::ParsedConfig ok = ca::parse_config(text + "]}", R"({"d_out": 4})");
+  CHECK(ok.error.empty());
+  CHECK(ok.config.inputs.shape == std::vector<int>{1024, 1024});
+  // Nesting: a configuration is 3 deep; 9 levels are refused.
+  CHECK(ca::parse_config(R"({"inputs": [[[[[[[[1]]]]]]]]})").error ==
+        "invalid JSON at offset 19: nested too deeply");
+  // Beyond the values of any configuration: 1025 rows of 1024 numbers, refused while read.
+  std::string big = "[";
+  for (int i = 0; i < 1030; ++i) big += (i ? "," : "") + row;
+  CHECK(ca::parse_config(R"({"inputs": )" + big + "]}").error.find("values in all") !=
+        std::string::npos);
+}
+
+TEST_CASE("query_token names the same bound however it is out of range", "[config][hostile]") {
+  // Issue 19: -1 said "between 0 and 1023", 7 said "between 0 and 5".
+  CHECK(error_of(R"({"query_token": -1})") ==
+        R"("query_token" must be between 0 and 5 (one of the 6 tokens; got -1))");
+  CHECK(error_of(R"({"query_token": 7})") ==
+        R"("query_token" must be between 0 and 5 (one of the 6 tokens; got 7))");
+  CHECK(error_of(R"({"query_token": 1e999})") ==
+        R"("query_token" must be an integer between 0 and 5 (one of the 6 tokens; got 1e999))");
+  CHECK(error_of(R"({"query_token": 99999999999999999999})") ==
+        R"("query_token" must be between 0 and 5 (one of the 6 tokens; got 99999999999999999999))");
+  CHECK(error_of(R"({"query_token": "1"})") ==
+        R"("query_token" must be an integer between 0 and 5 (one of the 6 tokens; got a string))");
+  // The bound follows the inputs wherever they are, and the overrides.
+  CHECK(error_of(R"({"query_token": 2, "inputs": [[1], [2]]})") ==
+        R"("query_token" must be between 0 and 1 (one of the 2 tokens; got 2))");
+  CHECK(error_of(R"({"inputs": [[1], [2]]})", R"({"query_token": -1})") ==
+        R"("query_token" must be between 0 and 1 (one of the 2 tokens; got -1))");
+  CHECK(ca::parse_config(R"({"query_token": 5})").config.query_token == 5);
+}

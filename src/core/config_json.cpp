@@ -43,6 +43,21 @@ std::string read_int(const Value& v, const std::string& key, int min, int max, i
   return "";
 }
 
+// One of the T tokens, with validate()'s message whichever way it is out of range (issue 19:
+// -1 said "between 0 and 1023", 7 "between 0 and 5"): read after the inputs, which fix T.
+std::string read_query_token(const Value& v, int T, int& out) {
+  const std::string range =
+      "between 0 and " + decimal(T - 1) + " (one of the " + decimal(T) + " tokens; got " +
+      (v.kind == Kind::Number ? json::literal(v) : json::describe(v.kind)) + ")";
+  if (!integral(v)) return "\"query_token\" must be an integer " + range;
+  errno = 0;
+  const double n =
+      v.text.empty() ? v.number : static_cast<double>(std::strtoll(v.text.c_str(), nullptr, 10));
+  if (errno == ERANGE || n < 0 || n > T - 1) return "\"query_token\" must be " + range;
+  out = static_cast<int>(n);
+  return "";
+}
+
 // Python ints as torch.manual_seed takes them: [-2^63, 2^64 - 1], negatives as two's complement.
 std::string read_seed(const Value& v, const std::string& key, std::uint64_t& out) {
   const char* expected = "an integer between -2^63 and 2^64-1";
@@ -168,7 +183,6 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "inputs") return read_inputs(v, c);
   if (key == "tokens") return read_tokens(v, c);
   if (key == "d_out") return read_int(v, key, 1, kMaxDim, c.d_out);
-  if (key == "query_token") return read_int(v, key, 0, kMaxTokens - 1, c.query_token);
   if (key == "seed_v1") return read_seed(v, key, c.seed_v1);
   if (key == "num_heads") return read_int(v, key, 1, kMaxHeads, c.num_heads);
   if (key == "qkv_bias") return read_bool(v, key, c.qkv_bias);
@@ -213,20 +227,30 @@ ParsedConfig read_config(const json::Value& doc, const json::Value* overrides) {
     }
     return false;
   };
+  const json::Value* query_token = nullptr;
   for (const json::Value* d : {&doc, overrides}) {
     if (d == nullptr) continue;
     for (const auto& [key, v] : d->members) {
       if (d == &doc && overridden(key)) continue;
+      if (key == "query_token") {
+        query_token = &v;
+        continue;
+      }
       out.error = read_key(key, v, out.config);
       if (!out.error.empty()) return out;
     }
+  }
+  if (query_token != nullptr) {
+    out.error = read_query_token(*query_token, out.config.num_tokens(), out.config.query_token);
+    if (!out.error.empty()) return out;
   }
   out.error = validate(out.config);
   return out;
 }
 
 ParsedConfig parse_config(std::string_view text, std::string_view overrides) {
-  json::ParseResult docs[2] = {json::parse(text), json::parse(overrides)};
+  json::ParseResult docs[2] = {json::parse(text, kConfigJsonLimits),
+                               json::parse(overrides, kConfigJsonLimits)};
   for (const json::ParseResult& d : docs) {
     if (!d.error.empty()) {
       ParsedConfig out;

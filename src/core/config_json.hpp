@@ -10,6 +10,14 @@
 
 namespace ca {
 
+// What a configuration's JSON text may hold, checked while it is read (json::Limits): far beyond
+// any valid configuration (1024 rows of 1024 numbers, 1024 tokens, a few keys, 3 levels deep),
+// so that the configuration reader names the problem of anything merely too big (1025 tokens),
+// and far below what would take the reader seconds or gigabytes (issue 19: a 64 MiB file of
+// `[0,0,...]` took 41 s and 3.24 GB; now it is refused at its 4097th element).
+constexpr json::Limits kConfigJsonLimits = {
+    8, 4 * std::size_t{kMaxTokens}, std::size_t{kMaxTokens} * kMaxDim + 4 * kMaxTokens + 64};
+
 struct ParsedConfig {
   Config config;
   std::string error;  // "" when the text is a valid configuration

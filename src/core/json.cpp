@@ -9,11 +9,9 @@
 namespace ca::json {
 namespace {
 
-constexpr int kMaxDepth = 64;
-
 class Parser {
  public:
-  explicit Parser(std::string_view s) : s_(s) {}
+  Parser(std::string_view s, const Limits& limits) : s_(s), limits_(limits) {}
 
   ParseResult run() {
     ParseResult r;
@@ -30,6 +28,8 @@ class Parser {
 
  private:
   std::string_view s_;
+  const Limits limits_;
+  std::size_t values_ = 0;  // read so far, for limits_.values
   std::size_t pos_ = 0;
   std::string error_;
 
@@ -61,7 +61,9 @@ class Parser {
   }
 
   bool value(Value& v, int depth) {
-    if (depth > kMaxDepth) return fail("nested too deeply");
+    if (depth > limits_.depth) return fail("nested too deeply");
+    if (++values_ > limits_.values)
+      return fail("more than " + decimal(limits_.values) + " values in all");
     skip_ws();
     if (pos_ >= s_.size()) return fail("unexpected end of input");
     const char c = s_[pos_];
@@ -100,6 +102,8 @@ class Parser {
       if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a string key");
       if (!string(key)) return false;
       if (!seen.insert(key).second) return fail("duplicate key " + quoted(key));
+      if (v.members.size() == limits_.items)
+        return fail("an object with more than " + decimal(limits_.items) + " keys");
       if (!eat(':')) return fail("expected ':'");
       v.members.emplace_back(std::move(key), Value{});
       if (!value(v.members.back().second, depth + 1)) return false;
@@ -112,6 +116,8 @@ class Parser {
     ++pos_;
     if (eat(']')) return true;
     do {
+      if (v.items.size() == limits_.items)
+        return fail("an array with more than " + decimal(limits_.items) + " elements");
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
     } while (eat(','));
@@ -250,7 +256,9 @@ std::string number_of(T v) {
 
 }  // namespace
 
-ParseResult parse(std::string_view text) { return Parser(text).run(); }
+ParseResult parse(std::string_view text, const Limits& limits) {
+  return Parser(text, limits).run();
+}
 
 const char* describe(Value::Kind kind) {
   switch (kind) {

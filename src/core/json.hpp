@@ -24,6 +24,14 @@ Value make_number(double v, std::string literal = "");
 Value make_string(std::string s);
 Value make_bool(bool b);
 
+// What a reader accepts, checked while reading so that a hostile document is refused before it
+// is built (each Value is ~100 bytes: 64 MiB of "0," would be 3 GB). The defaults are none.
+struct Limits {
+  int depth = 64;                                     // arrays and objects inside each other
+  std::size_t items = static_cast<std::size_t>(-1);   // elements of one array, keys of one object
+  std::size_t values = static_cast<std::size_t>(-1);  // values in the whole document
+};
+
 struct ParseResult {
   Value value;
   std::string error;  // "" on success, else e.g. "invalid JSON at offset 12: expected ','"
@@ -31,7 +39,7 @@ struct ParseResult {
 
 // RFC 8259 JSON; a UTF-8 byte order mark at the start is skipped. Strings are not checked for
 // UTF-8 here: the configuration reader names the string that is not (config.cpp).
-ParseResult parse(std::string_view text);
+ParseResult parse(std::string_view text, const Limits& limits = {});
 
 // What a value is, for messages: "a number", "a string", ...
 const char* describe(Value::Kind kind);

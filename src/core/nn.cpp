@@ -270,7 +270,10 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(int d_in, int d_out, int co
 
 Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen) const {
   std::vector<Tensor> outs;
-  for (const CausalAttention& head : heads) outs.push_back(head.forward(x, gen));
+  for (const CausalAttention& head : heads) {
+    outs.push_back(head.forward(x, gen));
+    head.scratch.release();
+  }
   const int H = static_cast<int>(heads.size()), d = outs.at(0).cols();
   const int rows = static_cast<int>(outs[0].numel() / d);  // B * T
   std::vector<int> shape = outs[0].shape;

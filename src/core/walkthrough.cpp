@@ -11,6 +11,7 @@
 #include "reduce.hpp"
 #include "stages.hpp"
 #include "stage_code.hpp"
+#include "text.hpp"
 
 namespace ca {
 namespace {
@@ -313,14 +314,80 @@ void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& ge
   out.add("mha.context_vecs", std::move(t.context_vecs));
 }
 
+// Which parts run for the wanted stages (every part when none is named).
+struct Parts {
+  bool on[static_cast<int>(Part::Count)];
+  explicit Parts(const std::vector<std::string>& wanted) {
+    std::fill(std::begin(on), std::end(on), wanted.empty());
+    for (const std::string& id : wanted) on[static_cast<int>(part_of(id))] = true;
+  }
+  bool operator[](Part p) const { return on[static_cast<int>(p)]; }
+};
+
+bool wanted_or_all(const std::vector<std::string>& wanted, std::string_view id) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), id) != wanted.end();
+}
+
 }  // namespace
+
+// Floats: each part's tensors stay to the end (the final filter runs last), its buffers only
+// while it runs, so the peak is every part's kept tensors plus the largest part's buffers.
+// Shapes as the parts above make them: B = 2 (the batch), C = context_length.
+std::size_t run_bytes(const Config& config, const std::vector<std::string>& wanted) {
+  const Config c = resolve(config);
+  const Parts parts(wanted);
+  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, B = 2,
+               C = c.context_length, TT = T * T, Dd = D * d, Td = T * d;
+  const bool class_drop = c.train && c.class_dropout != 0.0;
+  // One CausalAttention forward: its mask buffer, queries, keys, values, scores and weights
+  // (the whole batch's when dropout draws, with the noise).
+  const double causal = C * C + 3 * B * Td + TT + (class_drop ? 2 * B * TT : TT);
+  double kept = 5 * T * D, buffers = 0;  // the inputs, and their PyTorch line (~16 bytes a number)
+  const auto part = [&](Part p, double k, double b) {
+    if (!parts[p]) return;
+    kept += k;
+    buffers = std::max(buffers, b);
+  };
+  part(Part::Simple, 2 * TT + T * D + 4 * T + D, 0);
+  part(Part::V1, 3 * Dd + 4 * Td + 2 * T + 2 * d, 9 * Dd + 4 * Td + 2 * TT);
+  part(Part::Sa, 11 * TT + 6 * Dd + 6 * Td + 2 * T * D + 6 * d + T, causal + 2 * TT);
+  // Every head keeps its mask buffer, and its output until torch.cat.
+  part(Part::Wrapper, H * (3 * Dd + 3 * d) + B * T * H * d,
+       H * C * C + B * T * H * d + causal + B * T * D);
+  if (parts[Part::Mha] && mha_error(c).empty()) {
+    const bool scores = wanted_or_all(wanted, "mha.attn_scores"),
+               weights = wanted_or_all(wanted, "mha.attn_weights"),
+               heads = wanted_or_all(wanted, "mha.queries") || wanted_or_all(wanted, "mha.keys") ||
+                       wanted_or_all(wanted, "mha.values");
+    const double BHTT = B * H * TT;
+    part(Part::Mha,
+         3 * Dd + d * d + 5 * d + (heads ? 3 * B * Td : 0) + (scores ? BHTT : 0) +
+             (weights ? BHTT : 0) + 2 * B * Td,
+         C * C + 3 * B * Td + B * T * D + (scores ? 0 : TT) +
+             (weights      ? 0
+              : class_drop ? BHTT
+                           : TT) +
+             (class_drop ? BHTT : 0));
+  }
+  return static_cast<std::size_t>(4 * (kept + buffers));
+}
 
 std::string stages_error(const Config& config, const std::vector<std::string>& wanted) {
   for (const std::string& id : wanted) {
     if (find_stage(id) == nullptr) return "unknown stage \"" + id + "\"";
   }
   for (const std::string& id : wanted) {
-    if (part_of(id) == Part::Mha) return mha_error(config);
+    if (part_of(id) == Part::Mha) {
+      if (std::string e = mha_error(config); !e.empty()) return e;
+    }
+  }
+  if (const std::size_t bytes = run_bytes(config, wanted); bytes > kMaxRunBytes) {
+    const auto mib = [](std::size_t b) { return decimal((b + (1 << 20) - 1) >> 20) + " MiB"; };
+    return cat({"this configuration needs about ", mib(bytes), " for ",
+                wanted.empty() ? "every stage" : "these stages", "; at most ", mib(kMaxRunBytes),
+                " are supported (T = ", decimal(config.num_tokens()), ", ",
+                decimal(config.num_heads), " heads, d_out ", decimal(config.d_out),
+                "): ask for fewer stages, tokens or heads"});
   }
   return "";
 }
@@ -330,9 +397,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
-  bool parts[static_cast<int>(Part::Count)];
-  std::fill(std::begin(parts), std::end(parts), wanted.empty());
-  for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
+  const Parts parts(wanted);
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
   const std::string mha_problem = mha_error(c);
@@ -345,12 +410,12 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     x = randn({c.num_tokens(), c.d_in()}, gen);
   }
   const Tensor& inputs = out.add("inputs", std::move(x));
-  if (parts[static_cast<int>(Part::Simple)]) simple_part(out, inputs, c.query_token);
-  if (parts[static_cast<int>(Part::V1)]) v1_part(out, c, inputs, gen);
-  if (parts[static_cast<int>(Part::Sa)]) sa_part(out, c, inputs, gen);
-  if (parts[static_cast<int>(Part::Wrapper)]) wrapper_part(out, c, inputs, gen);
+  if (parts[Part::Simple]) simple_part(out, inputs, c.query_token);
+  if (parts[Part::V1]) v1_part(out, c, inputs, gen);
+  if (parts[Part::Sa]) sa_part(out, c, inputs, gen);
+  if (parts[Part::Wrapper]) wrapper_part(out, c, inputs, gen);
   // Skipped, like the bias stages without qkv_bias, when the heads do not divide d_out.
-  if (parts[static_cast<int>(Part::Mha)] && mha_problem.empty()) mha_part(out, c, inputs, gen);
+  if (parts[Part::Mha] && mha_problem.empty()) mha_part(out, c, inputs, gen);
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;

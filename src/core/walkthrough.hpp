@@ -33,9 +33,21 @@ bool is_bias_stage(const std::string& id);
 
 // Runs the program: every stage, or only the parts that `stages` need (in walkthrough order,
 // only those stages kept). Throws std::invalid_argument with validate()'s message if invalid,
-// for an unknown id, or for a MultiHeadAttention stage when num_heads does not divide d_out;
+// for an unknown id, for a run that needs more than kMaxRunBytes, or for a MultiHeadAttention
+// stage when num_heads does not divide d_out;
 // with every stage asked for, those stages are left out instead (as bias stages are).
 Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {});
+
+// A run may hold at most this much (tensors kept to the end plus the largest buffers in use at
+// once): a configuration within every other limit, e.g. T = 1024 with 128 heads, would need
+// gigabytes (its (2, 128, 1024, 1024) scores alone are 1 GiB), and the WebAssembly module aborts
+// at 2 GiB. The one place that says how much a run costs is run_bytes.
+constexpr std::size_t kMaxRunBytes = std::size_t{1} << 30;
+
+// What run_walkthrough(config, stages) holds at its peak, in bytes: counted from the shapes of
+// the parts it runs (an upper estimate, within a few percent of the measured peak at large T).
+// Precondition: validate(config) is "".
+std::size_t run_bytes(const Config& config, const std::vector<std::string>& stages = {});
 
 // "" when run_walkthrough(config, stages) would not throw for the stages (config valid), else
 // its message: the WebAssembly build checks first, as it cannot catch exceptions.
