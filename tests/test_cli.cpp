@@ -257,3 +257,56 @@ TEST_CASE("the Markdown cell rule: the fixture shared with the page's export", "
     CHECK(ca::markdown_cell(c[0].get<std::string>()) == c[1].get<std::string>());
   }
 }
+
+TEST_CASE("output that cannot be written is an error, for every command", "[cli][hostile]") {
+  // Issue 19: --list-stages, --help and --version into a full disk exited 0, silently.
+  for (const char* args :
+       {"--list-stages", "--list-stages --format json", "--help", "--version", "--stage inputs"}) {
+    INFO(args);
+    const std::string err = "/tmp/ca_cli_full_" + std::to_string(getpid()) + ".err";
+    const int status =
+        std::system((std::string(CA_CLI) + " " + args + " >/dev/full 2>" + err).c_str());
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(slurp(err) == "causal-attention: cannot write the output\n");
+    std::remove(err.c_str());
+  }
+}
+
+TEST_CASE("flag values are judged as the user wrote them", "[cli][hostile]") {
+  const Result empty = cli("--config ''");  // issue 19: printed the book
+  CHECK(empty.code == 2);
+  CHECK(empty.out.empty());
+  CHECK(empty.err == "causal-attention: cannot read config file '': no such file or directory\n");
+  // Issue 19: "invalid JSON at offset 9", an offset in a document the user never wrote.
+  const Result bom = cli(R"x(--d-out "$(printf '\357\273\2772')")x");
+  CHECK(bom.code == 2);
+  CHECK(bom.err ==
+        "causal-attention: --d-out expects a number (got \"2\" after a byte order mark, U+FEFF)\n");
+  const Result negative = cli("--query-token -1");
+  CHECK(
+      negative.err ==
+      "causal-attention: \"query_token\" must be between 0 and 5 (one of the 6 tokens; got -1)\n");
+}
+
+TEST_CASE("hostile sizes are refused at once, with their reason", "[cli][hostile]") {
+  // Issue 19: 2.3 GB and 26 s for a configuration within every per-value limit.
+  const Result heads =
+      cli("--config -", R"({"inputs": {"randn": [1024, 1]}, "d_out": 128, "num_heads": 128})");
+  CHECK(heads.code == 2);
+  CHECK(heads.err.rfind("causal-attention: this configuration needs about 2894 MiB for every "
+                        "stage; at most 1024 MiB are supported",
+                        0) == 0);
+  // The same with only what fits: the final context vectors, no (B, H, T, T) intermediate.
+  const Result fits = cli("--config - --stage mha.context_vecs --format csv",
+                          R"({"inputs": {"randn": [1024, 1]}, "d_out": 128, "num_heads": 128})");
+  CHECK(fits.code == 0);
+  CHECK(std::count(fits.out.begin(), fits.out.end(), '\n') > 2 * 1024);
+  // 64 MiB of [[],[],...]: refused while read (it took 28.6 s and 3.2 GB).
+  std::string rows = "[";
+  while (rows.size() < (64u << 20) - 8) rows += "[],";
+  rows += "[]]";
+  const Result huge = cli("--config -", rows);
+  CHECK(huge.code == 2);
+  CHECK(huge.err ==
+        "causal-attention: invalid JSON at offset 12289: an array with more than 4096 elements\n");
+}

@@ -1,5 +1,7 @@
 // causal-attention: the book's chapter 3 walkthrough (§3.3 to §3.6) on the command line.
 // Errors: one line on stderr, exit code 2, nothing on stdout.
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
@@ -34,7 +36,9 @@ std::string read_config_file(const std::string& path) {
   const auto fail = [&path](int error) {
     std::string reason = std::strerror(error);
     if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(reason[0]));
-    return UsageError("cannot read config file " + path + ": " + reason);
+    // An empty path shown as the shell writes it: "cannot read config file : no such file" read
+    // as a message with a word missing.
+    return UsageError("cannot read config file " + (path.empty() ? "''" : path) + ": " + reason);
   };
   std::unique_ptr<FILE, int (*)(FILE*)> owned(nullptr, std::fclose);
   FILE* in = stdin;
@@ -44,6 +48,9 @@ std::string read_config_file(const std::string& path) {
     in = owned.get();
   }
   std::string text;
+  struct stat st;  // a file's size known: one buffer, no copies as it grows
+  if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    text.reserve(std::min<std::size_t>(st.st_size, kMaxConfigBytes) + 1);
   char buf[65536];
   for (;;) {
     errno = 0;
@@ -59,6 +66,11 @@ std::string read_config_file(const std::string& path) {
 
 // A flag's text as a JSON number literal, so the core validates flags and files alike.
 std::string number_literal(const std::string& flag, const std::string& text) {
+  // The reader skips a byte order mark at the start of a document, not inside the overrides.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {
+    throw UsageError(flag + " expects a number (got " + ca::quoted(text.substr(3)) +
+                     " after a byte order mark, U+FEFF)");
+  }
   const ca::json::ParseResult r = ca::json::parse(text);
   if (!r.error.empty() || r.value.kind != ca::json::Value::Kind::Number) {
     throw UsageError(flag + " expects a number (got " + ca::quoted(text) + ")");
@@ -91,6 +103,13 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
   return out;
 }
 
+// The exit code once stdout is written: a full disk or a closed pipe is an error, not success.
+int flushed() {
+  std::cout.flush();
+  if (!std::cout) throw std::runtime_error("cannot write the output");
+  return 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
@@ -104,8 +123,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> stages;
   std::string format = "torch";
 
-  app.add_option("--config", config_path,
-                 "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  const CLI::Option* config_flag = app.add_option(
+      "--config", config_path, "JSON configuration file (- for stdin); see docs/walkthrough.md");
   std::string preset_names;
   for (const ca::Preset& p : ca::presets())
     preset_names += (preset_names.empty() ? "" : ", ") + std::string(p.name);
@@ -147,7 +166,8 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
+    app.exit(e);  // --help, --version
+    return flushed();
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
@@ -157,7 +177,7 @@ int run(int argc, char** argv) {
     } else {
       for (const std::string& id : ca::all_stage_ids()) std::cout << id << "\n";
     }
-    return 0;
+    return flushed();
   }
 
   std::string overrides = "{";
@@ -171,12 +191,12 @@ int run(int argc, char** argv) {
   if (eval) add("train", "false");
   overrides += "}";
 
-  std::string text = config_path.empty() ? "{}" : read_config_file(config_path);
+  std::string text = config_flag->count() == 0 ? "{}" : read_config_file(config_path);
   if (!preset_name.empty()) {
     const ca::Preset* preset = ca::find_preset(preset_name);
     if (preset == nullptr)
       throw UsageError("unknown preset \"" + preset_name + "\" (presets: " + preset_names + ")");
-    const ca::json::ParseResult doc = ca::json::parse(text);
+    const ca::json::ParseResult doc = ca::json::parse(text, ca::kConfigJsonLimits);
     if (!doc.error.empty()) throw UsageError(doc.error);
     if (doc.value.kind == ca::json::Value::Kind::Object)  // else parse_config names the problem
       text = ca::json::write(ca::with_preset(*preset, doc.value));
@@ -196,9 +216,7 @@ int run(int argc, char** argv) {
                        : format == "markdown" ? ca::Format::Markdown
                                               : ca::Format::Torch;
   ca::render(std::cout, w, select(w, stages), f);
-  std::cout.flush();
-  if (!std::cout) throw std::runtime_error("cannot write the output");
-  return 0;
+  return flushed();
 }
 
 }  // namespace
