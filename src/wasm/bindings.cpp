@@ -4,7 +4,11 @@
 // set of messages. Errors come back as {error: message}, never as a C++ exception crossing
 // into JS (that leaks wasm stack on every throw); web/lib/api.js throws them as Errors.
 // web/lib/api.js first copies the caller's object into plain data (no getters, no proxies),
-// so no JS exception can unwind these C++ frames either.
+// so no JS exception can unwind these C++ frames either; and no code of the page runs while
+// they are on the stack (issue 19: a throwing setter on Object.prototype.error or a throwing
+// BigInt.prototype.toString unwound them, leaking wasm stack until every call failed): the
+// objects made here have no prototype (api.js makes them ordinary), and the platform's
+// functions are the ones looked up when the module started.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -27,6 +31,27 @@ using ca::json::Value;
 using emscripten::val;
 
 namespace {
+
+// The platform's functions, looked up once as the module starts (before a page can replace
+// them): each is called on values it cannot run a page's code for.
+struct Platform {
+  val keys = val::global("Object")["keys"];      // own enumerable keys of a null-prototype copy
+  val create = val::global("Object")["create"];  // create(null): setters on Object.prototype
+  val number = val::global("Number");            // of a BigInt: exact, calls nothing
+  val string = val::global("String");            // of a BigInt: its decimal, not its toString
+  val is_view = val::global("ArrayBuffer")["isView"];
+  val is_array = val::global("Array")["isArray"];  // val::isArray is instanceof global("Array")
+  val big_int = val::global("BigInt");
+  val float32_array = val::global("Float32Array");
+};
+const Platform& js() {
+  static const Platform& p = *new Platform;  // never destroyed: no exit-time code
+  return p;
+}
+const Platform& kStartup = js();  // looked up as the module starts
+
+// An object with no prototype: setting its keys runs no setter a page put on Object.prototype.
+val new_object() { return js().create(val::null()); }
 
 // Limits checked while converting, before anything is copied: no valid configuration comes
 // near them, and a cyclic, deep or huge object stops here within milliseconds.
@@ -51,8 +76,7 @@ class Reader {
     if (type == "number") {
       out = ca::json::make_number(v.as<double>());
     } else if (type == "bigint") {  // exact integers beyond 2^53, e.g. seeds up to 2^64 - 1
-      out = ca::json::make_number(val::global("Number")(v).as<double>(),
-                                  v.call<std::string>("toString"));
+      out = ca::json::make_number(js().number(v).as<double>(), js().string(v).as<std::string>());
     } else if (type == "string") {
       return string(v, out.text) && (out.kind = Value::Kind::String, true);
     } else if (type == "boolean") {
@@ -62,19 +86,21 @@ class Reader {
         return fail(cat("is nested too deeply: a configuration has at most ", kMaxDepth,
                         " levels (is the object cyclic?)"));
       }
-      if (v.instanceof(val::global("Float64Array"))) return numbers(v, out);
-      return v.isArray() ? array(v, depth, out) : object(v, depth, out);
+      if (js().is_view(v).as<bool>()) return numbers(v, out);  // api.js makes only Float64Arrays
+      return js().is_array(v).as<bool>() ? array(v, depth, out) : object(v, depth, out);
     }  // else null: undefined, symbols and functions too
     return true;
   }
 
-  // The message for the configuration `root` failed on, or "".
+  explicit Reader(const char* root = "the configuration") : root_(root) {}
+
+  // The message for the value `root` failed on, or "".
   std::string message() const {
-    return where_.empty() ? "the configuration " + error_ : where_ + " " + error_;
+    return where_.empty() ? root_ + " " + error_ : where_ + " " + error_;
   }
 
  private:
-  std::string error_, where_;
+  std::string root_, error_, where_;
   std::size_t values_ = 0, numbers_ = 0, string_bytes_ = 0;
 
   static std::string cat(const char* a, std::size_t n, const char* b) {
@@ -129,7 +155,7 @@ class Reader {
   }
   bool object(const val& v, int depth, Value& out) {
     out.kind = Value::Kind::Object;
-    const val keys = val::global("Object").call<val>("keys", v);
+    const val keys = js().keys(v);
     const std::size_t n = keys["length"].as<std::size_t>();
     if (n > kMaxItems) return fail(cat("has more than ", kMaxItems, " keys"));
     if (!count(n, "keys")) return false;
@@ -158,7 +184,7 @@ val to_js(const Value& v, bool exact = false) {
       return val(v.boolean);
     case Value::Kind::Number:
       if (exact && !v.text.empty() && !(v.number >= -0x1p53 && v.number <= 0x1p53)) {
-        return val::global("BigInt")(v.text);
+        return js().big_int(v.text);
       }
       return val(v.number);
     case Value::Kind::String:
@@ -169,7 +195,7 @@ val to_js(const Value& v, bool exact = false) {
       return a;
     }
     case Value::Kind::Object: {
-      val o = val::object();
+      val o = new_object();
       for (const auto& [key, item] : v.members) o.set(key, to_js(item, key.rfind("seed", 0) == 0));
       return o;
     }
@@ -181,8 +207,7 @@ val to_js(const Value& v, bool exact = false) {
 
 // A copy of the tensor's data, owned by JS: never a live view of wasm memory.
 val to_float32_array(const ca::Tensor& t) {
-  static const val kFloat32Array = val::global("Float32Array");  // looked up once
-  return kFloat32Array.new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
+  return js().float32_array.new_(emscripten::typed_memory_view(t.numel(), t.data.data()));
 }
 
 // A stage as a JS object, keeping the strings every run sends again: the keys, each stage's id
@@ -201,7 +226,7 @@ class StagesToJs {
     }
     val shape = val::array();
     for (std::size_t d = 0; d < s.tensor.shape.size(); ++d) shape.set(d, s.tensor.shape[d]);
-    val out = val::object();
+    val out = new_object();
     out.set(id_, e.id);
     out.set(title_, e.title);
     if (s.code.size() > kMaxKept) {  // a typed-in T = 1024 input: not worth keeping a copy
@@ -233,12 +258,27 @@ class StagesToJs {
 // preset: name}; the preset's configuration lies under `config`, its stages are the default.
 // Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
 val run(const val& config, const val& options) {
-  val result = val::object();
+  val result = new_object();
   Value doc, opts;
-  Reader reader;
-  if (!reader.read(config, 0, doc) || !reader.read(options, 0, opts)) {
-    result.set("error", reader.message());
+  Reader reader, options_reader("the options");
+  if (!reader.read(config, 0, doc)) return result.set("error", reader.message()), result;
+  if (!options_reader.read(options, 0, opts))
+    return result.set("error", options_reader.message()), result;
+  const auto fail = [&result](const std::string& error) {
+    result.set("error", error);
     return result;
+  };
+  if (opts.kind == Value::Kind::Null) opts.kind = Value::Kind::Object;  // run(config, null)
+  if (opts.kind != Value::Kind::Object)
+    return fail(
+        ca::cat({"the options must be an object (got ", ca::json::describe(opts.kind), ")"}));
+  for (const auto& [key, v] : opts.members) {
+    if (key != "stages" && key != "preset")
+      return fail("unknown option " + ca::quoted(key) + " (options: stages, preset)");
+    if (key == "stages" && v.kind != Value::Kind::Array) {
+      return fail(ca::cat({"the option \"stages\" must be an array of stage ids (got ",
+                           ca::json::describe(v.kind), ")"}));
+    }
   }
   std::vector<std::string> wanted;
   for (const auto& [key, v] : opts.members) {
@@ -260,8 +300,8 @@ val run(const val& config, const val& options) {
     wanted.clear();
     for (const Value& id : v.items) {
       if (id.kind != Value::Kind::String) {
-        result.set("error", std::string("\"stages\" must be an array of stage ids"));
-        return result;
+        return fail(ca::cat({"the option \"stages\" must be an array of stage ids (got ",
+                             ca::json::describe(id.kind), ")"}));
       }
       wanted.push_back(id.text);
     }
@@ -310,7 +350,7 @@ val presets() {
   val out = val::array();
   int i = 0;
   for (const ca::Preset& p : ca::presets()) {
-    val item = val::object();
+    val item = new_object();
     item.set("name", std::string(p.name));
     item.set("description", std::string(p.description));
     item.set("config", to_js(p.config()));
@@ -326,7 +366,7 @@ val presets() {
 
 // The limits of Reader, for web/lib/api.js's copy of the caller's object.
 val reader_limits() {
-  val o = val::object();
+  val o = new_object();
   o.set("depth", kMaxDepth);
   o.set("items", kMaxItems);
   o.set("values", kMaxValues);

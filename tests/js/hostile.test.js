@@ -240,3 +240,153 @@ test('seeds beyond 2^53 come back exact, as BigInt', async () => {
   assert.equal(w.config.seed_dropout, 123); // small seeds stay numbers
   assert.equal(api.run({ seed_weights: 2 ** 53 }).config.seed_weights, 2 ** 53);
 });
+
+test('a configuration within every limit but gigabytes big is refused before computing', async () => {
+  // Issue 19 row 1: after 35-55 s, Aborted(), and 1.27 GB stayed in use.
+  const api = await loadApi();
+  const book = api.run({}).stages.find((s) => s.id === 'context_vecs').data;
+  const heap = api.heapInUse();
+  const big = { inputs: { randn: [1024, 1] }, d_out: 128, num_heads: 128 };
+  const start = performance.now();
+  assert.throws(() => api.run(big), {
+    message:
+      'this configuration needs about 2894 MiB for every stage; at most 1024 MiB are supported ' +
+      '(T = 1024, 128 heads, d_out 128): ask for fewer stages, tokens or heads',
+  });
+  assert.ok(performance.now() - start < BOUND_MS);
+  assert.throws(() => api.run(big, { stages: ['mha.attn_weights'] }), /needs about 1\d{3} MiB/);
+  // What fits is computed: the final vectors without the (2, 128, 1024, 1024) intermediates.
+  const fits = api.run(big, { stages: ['mha.context_vecs'] });
+  assert.deepEqual(fits.stages[0].shape, [2, 1024, 128]);
+  assert.ok(fits.stages[0].data.every(Number.isFinite));
+  assert.ok(api.heapInUse() < heap + 1e6, `heap ${heap} -> ${api.heapInUse()}`);
+  const again = api.run({}).stages.find((s) => s.id === 'context_vecs').data;
+  assert.ok(again.every((x, i) => sameBits(x, book[i])));
+});
+
+// Issue 19 row 5: a page's code that runs inside the module (a setter the bindings hit, a
+// toString they call) unwound C++ frames: 17.4 MB and 7,000 handles leaked per 1,000 calls
+// and after 6,687 calls every call threw "memory access out of bounds".
+const TAMPERING = [
+  [
+    'a throwing setter and a getter on Object.prototype.error',
+    () =>
+      Object.defineProperty(Object.prototype, 'error', {
+        configurable: true,
+        get: () => 'x',
+        set() {
+          throw new Error('setter');
+        },
+      }),
+    () => delete Object.prototype.error,
+  ],
+  [
+    'Object.prototype.error = "x"',
+    () => (Object.prototype.error = 'x'),
+    () => delete Object.prototype.error,
+  ],
+  [
+    'a throwing getter and setter on Object.prototype.d_out',
+    () =>
+      Object.defineProperty(Object.prototype, 'd_out', {
+        configurable: true,
+        get() {
+          throw new Error('getter');
+        },
+        set() {
+          throw new Error('setter');
+        },
+      }),
+    () => delete Object.prototype.d_out,
+  ],
+  [
+    'a throwing BigInt.prototype.toString',
+    () => {
+      const own = BigInt.prototype.toString;
+      BigInt.prototype.toString = () => {
+        throw new Error('toString');
+      };
+      return own;
+    },
+    (own) => (BigInt.prototype.toString = own),
+  ],
+];
+
+test('prototype tampering runs no page code inside the module; 8,000 failing runs leak nothing', async () => {
+  const api = await loadApi();
+  const book = api.run({}).stages.find((s) => s.id === 'context_vecs').data;
+  const heap = api.heapInUse(),
+    handles = api.liveHandles();
+  for (const [name, install, remove] of TAMPERING) {
+    const saved = install();
+    try {
+      for (let i = 0; i < 1000; i++) {
+        assert.throws(() => api.run({ dropout: 2 }), {
+          message: '"dropout" must be between 0 and 1 (got 2)',
+        });
+        assert.throws(() => api.run({ d_out: 10n ** 30n }), {
+          message:
+            '"d_out" must be an integer between 1 and 1024 (got 1000000000000000000000000000000)',
+        });
+      }
+      const r = api.run({ seed_class: 2n ** 64n - 1n }, { stages: ['context_vecs'] });
+      assert.equal(Object.getOwnPropertyNames(r).join(), 'config,stages', name);
+      assert.equal(r.config.d_out, 2, name);
+      assert.equal(r.config.seed_class, 2n ** 64n - 1n, name);
+      assert.equal(Object.getPrototypeOf(r.config), Object.prototype, name);
+      const ok = api.run({}).stages.find((s) => s.id === 'context_vecs').data;
+      assert.ok(
+        ok.every((x, i) => sameBits(x, book[i])),
+        name,
+      );
+    } finally {
+      remove(saved);
+    }
+  }
+  assert.equal(api.heapInUse(), heap);
+  assert.equal(api.liveHandles(), handles);
+});
+
+test('options: a wrong type or an unknown key is an Error naming the option', async () => {
+  // Issue 19 row 6: these computed everything, or silently nothing.
+  const api = await loadApi();
+  for (const [options, message] of [
+    [{ stages: 'inputs' }, 'the option "stages" must be an array of stage ids (got a string)'],
+    [{ stages: 5 }, 'the option "stages" must be an array of stage ids (got a number)'],
+    [{ stages: [5] }, 'the option "stages" must be an array of stage ids (got a number)'],
+    [{ stage: ['inputs'] }, 'unknown option "stage" (options: stages, preset)'],
+    [{ stages: ['inputs'], staegs: [] }, 'unknown option "staegs" (options: stages, preset)'],
+    ['inputs', 'the options must be an object (got a string)'],
+    [[], 'the options must be an object (got an array)'],
+  ]) {
+    assert.throws(() => api.run({}, options), { message }, JSON.stringify(options));
+  }
+  assert.equal(api.run({}, null).stages.length, api.run({}).stages.length);
+  assert.deepEqual(
+    api.run({}, { stages: ['inputs'] }).stages.map((s) => s.id),
+    ['inputs'],
+  );
+});
+
+test('a lone surrogate is named, never paired with its neighbour', async () => {
+  // Issue 19 row 7: '\ud800a' became U+10061 and the 'a' was lost.
+  const api = await loadApi();
+  const tokens = (first) => [first, 'b', 'c', 'd', 'e', 'f'];
+  for (const [config, message] of [
+    [
+      { tokens: tokens('\ud800a') },
+      '"tokens"[0] is not valid Unicode: a lone surrogate U+D800 at index 0 (got "\\ud800a")',
+    ],
+    [
+      { tokens: tokens('ok\udfff') },
+      '"tokens"[0] is not valid Unicode: a lone surrogate U+DFFF at index 2 (got "ok\\udfff")',
+    ],
+    [
+      { ['d_out\ud83d']: 1 },
+      '"d_out\\ud83d" is not valid Unicode: a lone surrogate U+D83D at index 5 (got "d_out\\ud83d")',
+    ],
+  ]) {
+    assert.throws(() => api.run(config), { message });
+  }
+  assert.equal(api.run({ tokens: tokens('\ud83d\ude80a') }).config.tokens[0], '🚀a');
+});

@@ -16,13 +16,15 @@
 
   // A getter or proxy trap that threw while the caller's object was read (cause), or an array
   // too long to copy (length); `where` is the path to it, built while unwinding.
-  function Stop(cause, length) {
+  function Stop(cause, length, message) {
     this.cause = cause;
     this.length = length;
+    this.message = message;
     this.where = '';
   }
   function stopError(e, m) {
     var what;
+    if (e.message) return new Error((e.where || 'the configuration') + ' ' + e.message);
     if (e.length !== undefined)
       return new Error(m.tooManyElements(e.where || 'the configuration', e.length));
     try {
@@ -44,6 +46,47 @@
   // wasm frames. It counts as the module does and, where a limit is exceeded, stops and puts a
   // stand-in that the module rejects with its own message: too many numbers or keys, or an
   // array too deep. An array too long to copy stops here, with the module's message.
+  // A lone surrogate: the module's UTF-8 conversion would pair it with the next code unit
+  // ('\ud800a' became U+10061), so it is named here instead.
+  var LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  function wellFormed(s) {
+    var m = LONE_SURROGATE.exec(s);
+    if (!m) return s;
+    throw new Stop(
+      null,
+      undefined,
+      'is not valid Unicode: a lone surrogate U+' +
+        m[0].charCodeAt(0).toString(16).toUpperCase() +
+        ' at index ' +
+        m.index +
+        ' (got ' +
+        JSON.stringify(s.length > 40 ? s.slice(0, 40) + '…' : s) +
+        ')',
+    );
+  }
+
+  // The module's results have no prototype (no setter a page put on Object.prototype runs
+  // inside it): made ordinary here, in place for arrays, without running setters either.
+  function ordinary(v) {
+    var out, i;
+    if (!v || typeof v !== 'object' || ArrayBuffer.isView(v)) return v;
+    if (Array.isArray(v)) {
+      for (i = 0; i < v.length; i++) if (v[i] && typeof v[i] === 'object') v[i] = ordinary(v[i]);
+      return v;
+    }
+    out = {};
+    Object.keys(v).forEach(function (k) {
+      Object.defineProperty(out, k, {
+        __proto__: null, // a descriptor inherits no "get" a page put on Object.prototype
+        value: ordinary(v[k]),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    });
+    return out;
+  }
+
   function plainCopy(config, m, limits) {
     var values = 0,
       numbers = 0,
@@ -82,7 +125,8 @@
         raw,
         isList;
       if (stopped) return undefined;
-      if (t === 'number' || t === 'string' || t === 'boolean' || t === 'bigint') return v;
+      if (t === 'string') return wellFormed(v);
+      if (t === 'number' || t === 'boolean' || t === 'bigint') return v;
       if (t !== 'object') return undefined; // symbols and functions are left out, like JSON
       if (v === null) return null;
       if (depth >= limits.depth) return ((stopped = true), []);
@@ -124,6 +168,7 @@
       }
       keys.forEach(function (key) {
         var where = depth ? '[' + JSON.stringify(key) + ']' : JSON.stringify(key);
+        inside(where, wellFormed, key);
         out[key] = inside(
           where,
           function (k) {
@@ -143,12 +188,12 @@
 
   function wrap(m) {
     var ids = Object.freeze(m.stageIds()),
-      table = freeze(m.stageTable()),
+      table = freeze(ordinary(m.stageTable())),
       info = {},
       reader = m.readerLimits();
     var presets = {};
     m.presets().forEach(function (p) {
-      presets[p.name] = p;
+      presets[p.name] = ordinary(p);
     });
     presets = freeze(presets);
     ns.presets = presets;
@@ -178,8 +223,8 @@
           plainCopy(config === undefined ? {} : config, m, reader),
           plainCopy(options === undefined ? {} : options, m, reader),
         );
-        if (r.error !== undefined) throw new Error(r.error);
-        return r;
+        if (r.error !== undefined) throw new Error(r.error); // an own key: r has no prototype
+        return ordinary(r);
       },
       heapInUse: function () {
         return m.heapInUse();
