@@ -151,3 +151,24 @@ TEST_CASE("avx2::fma rounds once as std::fma does", "[generator]") {
   }
   CHECK(differ == 0);
 }
+
+TEST_CASE("dropout compares its draws with p in double, as bernoulli_ does", "[generator]") {
+  // bernoulli_scalar_kernel_default draws a 53-bit double and compares it with p as a double.
+  // Draw 5 of seed 123 is 0.52203167916667959, 1.1e-16 below 1 - p = 0.5220316791666797: kept.
+  // In float32 both are 0.522031665 and the draw would be dropped (issue 19: that mutant
+  // survived). Found by a search of seed 123's first 36 draws for one within 2^-25 of a p.
+  const double p = 0.4779683208333203;
+  ca::Generator gen(123);
+  const ca::Tensor y = ca::dropout(ca::Tensor({6, 6}, 1.0f), p, true, gen, ca::DropoutRng::Default);
+  std::string mask;
+  for (const float v : y.data) mask += v == 0.0f ? '0' : '1';
+  CHECK(mask ==
+        "110111"
+        "000101"
+        "111101"
+        "011001"
+        "010101"
+        "011111");
+  const float kept = 1.0f / static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
+  for (const float v : y.data) CHECK((v == 0.0f || test::same_bits(v, kept)));
+}

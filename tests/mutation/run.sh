@@ -27,6 +27,7 @@ mutations=(
   "row sums and tensor.sum() take the 4-accumulator path at any length, not SumKernel's 8 lanes|src/core/reduce.cpp|if \(n >= 8\) \{|if (false) {"
   "exp is libm's, not SLEEF's (the vectorised exp then fails its self-check)|src/core/avx2_math.cpp|float exp\(float x\) \{\n|float exp(float x) {\n  return std::exp(x);\n"
   "scores are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|= scores\.row\(i\) / divisor;|= scores.row(i) * (1.0f / divisor);"
+  "dropout compares its double draws with p in float32 (draws within 2^-25 of p change)|src/core/generator.cpp|v = uniform_double\(gen\) < p \?|v = static_cast<float>(uniform_double(gen)) < static_cast<float>(p) ?"
 )
 failed=0
 for m in "${mutations[@]}"; do
