@@ -112,16 +112,11 @@ int run(int argc, char** argv) {
   app.add_option("--preset", preset_name,
                  "a named configuration (" + preset_names + "); --config and flags override it");
   const std::pair<const char*, const char*> number_flags[] = {
-      {"--seed-weights", "seed_weights"},
-      {"--seed-dropout", "seed_dropout"},
-      {"--seed-class", "seed_class"},
-      {"--d-out", "d_out"},
-      {"--query-token", "query_token"},
-      {"--seed-v1", "seed_v1"},
-      {"--num-heads", "num_heads"},
-      {"--dropout", "dropout"},
-      {"--class-dropout", "class_dropout"},
-      {"--context-length", "context_length"}};
+      {"--seed-weights", "seed_weights"},   {"--seed-dropout", "seed_dropout"},
+      {"--seed-class", "seed_class"},       {"--d-out", "d_out"},
+      {"--query-token", "query_token"},     {"--seed-v1", "seed_v1"},
+      {"--num-heads", "num_heads"},         {"--dropout", "dropout"},
+      {"--class-dropout", "class_dropout"}, {"--context-length", "context_length"}};
   for (const auto& [flag, key] : number_flags) {
     app.add_option_function<std::string>(
            flag,
