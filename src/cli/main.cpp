@@ -104,8 +104,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> stages;
   std::string format = "torch";
 
-  app.add_option("--config", config_path,
-                 "JSON configuration file (- for stdin); see docs/cli.md");
+  app.add_option("--config", config_path, "JSON configuration file (- for stdin); see docs/cli.md");
   std::string preset_names;
   for (const ca::Preset& p : ca::presets())
     preset_names += (preset_names.empty() ? "" : ", ") + std::string(p.name);
