@@ -283,9 +283,8 @@ TEST_CASE("flag values are judged as the user wrote them", "[cli][hostile]") {
   CHECK(bom.err ==
         "causal-attention: --d-out expects a number (got \"2\" after a byte order mark, U+FEFF)\n");
   const Result negative = cli("--query-token -1");
-  CHECK(
-      negative.err ==
-      "causal-attention: \"query_token\" must be between 0 and 5 (one of the 6 tokens; got -1)\n");
+  CHECK(negative.err ==
+        "causal-attention: \"query_token\" must be an integer between 0 and 5 (got -1)\n");
 }
 
 TEST_CASE("hostile sizes are refused at once, with their reason", "[cli][hostile]") {

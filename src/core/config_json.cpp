@@ -44,19 +44,10 @@ std::string read_int(const Value& v, const std::string& key, int min, int max, i
   return "";
 }
 
-// One of the T tokens, with validate()'s message whichever way it is out of range (issue 19:
-// -1 said "between 0 and 1023", 7 "between 0 and 5"): read after the inputs, which fix T.
+// One of the T tokens, the same bound whichever way it is out of range (issue 19: -1 said
+// "between 0 and 1023", 7 "between 0 and 5"): read after the inputs, which fix T.
 std::string read_query_token(const Value& v, int T, int& out) {
-  const std::string range =
-      "between 0 and " + decimal(T - 1) + " (one of the " + decimal(T) + " tokens; got " +
-      (v.kind == Kind::Number ? json::literal(v) : json::describe(v.kind)) + ")";
-  if (!integral(v)) return "\"query_token\" must be an integer " + range;
-  errno = 0;
-  const double n =
-      v.text.empty() ? v.number : static_cast<double>(std::strtoll(v.text.c_str(), nullptr, 10));
-  if (errno == ERANGE || n < 0 || n > T - 1) return "\"query_token\" must be " + range;
-  out = static_cast<int>(n);
-  return "";
+  return read_int(v, "query_token", 0, T - 1, out);
 }
 
 // Python ints as torch.manual_seed takes them: [-2^63, 2^64 - 1], negatives as two's complement.

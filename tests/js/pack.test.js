@@ -37,8 +37,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-const MODULE_GZIP_CEILING = 91500,
-  WASM_CEILING = 145000;
+// Issue 19's limits (run_bytes, the reader's limits, options, no page code inside the module)
+// added 3,149 wasm bytes and 1,687 gzip bytes (measured before the settings table): 147,977 and
+// 92,703 with it.
+const MODULE_GZIP_CEILING = 93200,
+  WASM_CEILING = 148500;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));
