@@ -20,7 +20,8 @@ const {
   web,
 } = require('./browser');
 const { root } = require('./support');
-const H = require(path.join(root, 'web/hash.js'));
+// web/hash.js is an ES module inside the built causal-attention.js: its CausalAttention.hash.
+const H = require(path.join(web, 'causal-attention.js')).hash;
 
 const PHONE = { width: 390, height: 844 },
   DESKTOP = { width: 1280, height: 800 };

@@ -140,7 +140,7 @@ function sameState(got, want, what) {
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
 }
 
-const H = require(path.join(__dirname, '../../web/hash.js'));
+const H = require(path.join(web, 'causal-attention.js')).hash; // web/hash.js, as it ships
 const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
 
 pageTest(
