@@ -22,7 +22,7 @@ int axis_size(const std::string& axis, const ca::Walkthrough& w) {
   if (axis == "tok") return c.num_tokens();
   if (axis == "in") return c.d_in();
   if (axis == "out") return c.d_out;
-  if (axis == "hd") return c.d_out / c.num_heads;   // MultiHeadAttention's head_dim
+  if (axis == "hd") return c.d_out / c.num_heads;    // MultiHeadAttention's head_dim
   if (axis == "hout") return c.d_out * c.num_heads;  // the wrapper's heads side by side
   if (axis == "head") return c.num_heads;
   if (axis == "sum" || axis == "bias" || axis.empty()) return 1;

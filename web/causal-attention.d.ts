@@ -14,7 +14,7 @@ export interface RandnInputs {
 /** A torch.manual_seed argument in [-2^63, 2^64-1]; a bigint keeps seeds above 2^53 exact. */
 export type Seed = number | bigint;
 
-/** Every key is optional; the defaults are the book's (see docs/walkthrough.md). */
+/** Every key is optional; the defaults are the book's (see docs/cli.md). */
 export interface Config {
   /** T×d_in embeddings (default: the book's 6×3; rows may be typed arrays), or random ones. */
   inputs?: Array<number[] | ArrayLike<number>> | RandnInputs;

@@ -104,24 +104,18 @@ int run(int argc, char** argv) {
   std::vector<std::string> stages;
   std::string format = "torch";
 
-  app.add_option("--config", config_path,
-                 "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  app.add_option("--config", config_path, "JSON configuration file (- for stdin); see docs/cli.md");
   std::string preset_names;
   for (const ca::Preset& p : ca::presets())
     preset_names += (preset_names.empty() ? "" : ", ") + std::string(p.name);
   app.add_option("--preset", preset_name,
                  "a named configuration (" + preset_names + "); --config and flags override it");
   const std::pair<const char*, const char*> number_flags[] = {
-      {"--seed-weights", "seed_weights"},
-      {"--seed-dropout", "seed_dropout"},
-      {"--seed-class", "seed_class"},
-      {"--d-out", "d_out"},
-      {"--query-token", "query_token"},
-      {"--seed-v1", "seed_v1"},
-      {"--num-heads", "num_heads"},
-      {"--dropout", "dropout"},
-      {"--class-dropout", "class_dropout"},
-      {"--context-length", "context_length"}};
+      {"--seed-weights", "seed_weights"},   {"--seed-dropout", "seed_dropout"},
+      {"--seed-class", "seed_class"},       {"--d-out", "d_out"},
+      {"--query-token", "query_token"},     {"--seed-v1", "seed_v1"},
+      {"--num-heads", "num_heads"},         {"--dropout", "dropout"},
+      {"--class-dropout", "class_dropout"}, {"--context-length", "context_length"}};
   for (const auto& [flag, key] : number_flags) {
     app.add_option_function<std::string>(
            flag,

@@ -31,9 +31,9 @@ struct Config {
   std::optional<RandnInputs> randn;  // inputs drawn by torch.randn instead
   std::vector<std::string> tokens;   // T row labels; empty: default_tokens(T)
   int d_out = 2;
-  int query_token = -1;              // §3.3/§3.4's query x^(q+1); -1: 1 ("journey"), or 0 if T = 1
-  std::uint64_t seed_v1 = 123;       // seeds SelfAttention_v1's torch.rand weights (§3.4)
-  int num_heads = 2;                 // heads of §3.6's two multi-head modules
+  int query_token = -1;         // §3.3/§3.4's query x^(q+1); -1: 1 ("journey"), or 0 if T = 1
+  std::uint64_t seed_v1 = 123;  // seeds SelfAttention_v1's torch.rand weights (§3.4)
+  int num_heads = 2;            // heads of §3.6's two multi-head modules
   bool qkv_bias = false;
   bool scale = true;                 // divide scores by sqrt(d_k) before softmax
   std::uint64_t seed_weights = 789;  // seeds SelfAttention_v2's three nn.Linear

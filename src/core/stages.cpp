@@ -26,8 +26,8 @@ const std::vector<StageInfo> kStages = {
      "The query token's embedding dotted with every embedding, itself included: large when two "
      "vectors point the same way."},
     {"simple.attn_weights_q_tmp", "simple-one", "Scores divided by their sum",
-     "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()", "", "tok", K::Values,
-     false, "", false,
+     "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()", "", "tok", K::Values, false, "",
+     false,
      "The plainest normalisation: the weights sum to 1, but a negative score would give a "
      "negative weight."},
     {"simple.attn_weights_q_naive", "simple-one", "Naive softmax",
@@ -36,8 +36,8 @@ const std::vector<StageInfo> kStages = {
      "exp makes every weight positive before dividing by the sum. Large scores overflow to inf "
      "here: the book's version subtracts nothing first."},
     {"simple.attn_weights_q", "simple-one", "Softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q, dim=0)", "", "tok", K::Probabilities, false,
-     "", false,
+     "attn_weights_q = torch.softmax(attn_scores_q, dim=0)", "", "tok", K::Probabilities, false, "",
+     false,
      "PyTorch's softmax subtracts the largest score before exp: the same weights, without "
      "overflow."},
     {"simple.context_vec_q", "simple-one", "Context vector of the query token",
@@ -52,8 +52,8 @@ const std::vector<StageInfo> kStages = {
      "Every pair at once: row i holds token i's dot products with all tokens; the query "
      "token's row is the vector above."},
     {"simple.attn_weights", "simple-all", "Attention weights of every token",
-     "attn_weights = torch.softmax(attn_scores, dim=-1)", "tok", "tok", K::Probabilities, false,
-     "", false, "A softmax along each row: every row sums to 1."},
+     "attn_weights = torch.softmax(attn_scores, dim=-1)", "tok", "tok", K::Probabilities, false, "",
+     false, "A softmax along each row: every row sums to 1."},
     {"simple.all_context_vecs", "simple-all", "Context vectors of every token",
      "all_context_vecs = attn_weights @ inputs", "tok", "in", K::Values, false, "", false,
      "One matrix product does the weighted sums of all rows; the query token's row equals the "
@@ -69,15 +69,15 @@ const std::vector<StageInfo> kStages = {
      "W_key = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
      K::Weights, false, "", false, "Drawn right after the query weights, from the same stream."},
     {"v1.W_value", "v1-steps", "Value weights (d_in × d_out)",
-     "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in",
-     "out", K::Weights, false, "", false, "Drawn last of the three."},
+     "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
+     K::Weights, false, "", false, "Drawn last of the three."},
     {"v1.query_q", "v1-steps", "Query of the query token", "query_q = inputs[{q}] @ W_query", "",
      "out", K::Values, false, "", false,
      "The query token's embedding projected to d_out features: what it looks for."},
     {"v1.keys", "v1-steps", "Keys", "keys = inputs @ W_key", "tok", "out", K::Values, false, "",
      false, "Every token's key: what it offers to be matched against."},
-    {"v1.values", "v1-steps", "Values", "values = inputs @ W_value", "tok", "out", K::Values,
-     false, "", false, "Every token's value: what it hands over when attended to."},
+    {"v1.values", "v1-steps", "Values", "values = inputs @ W_value", "tok", "out", K::Values, false,
+     "", false, "Every token's value: what it hands over when attended to."},
     {"v1.attn_score_qq", "v1-steps", "The query's score against its own key",
      "attn_score_qq = query_q.dot(keys[{q}])", "", "", K::Scores, false, "", false,
      "One number, a 0-dimensional tensor: the query token's query dotted with its own key."},
@@ -86,8 +86,8 @@ const std::vector<StageInfo> kStages = {
      "The same dot product against every key; the entry of the query token is the number "
      "above."},
     {"v1.attn_weights_q", "v1-steps", "Scaled softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)", "", "tok",
-     K::Probabilities, false, "", false,
+     "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)", "", "tok", K::Probabilities,
+     false, "", false,
      "Scores divided by √d_k before the softmax, so that wide keys do not make it too peaked."},
     {"v1.context_vec_q", "v1-steps", "Context vector of the query token",
      "context_vec_q = attn_weights_q @ values", "", "out", K::Values, false, "", false,
@@ -124,10 +124,10 @@ const std::vector<StageInfo> kStages = {
      K::Weights, false, "", true, kBias},
     {"queries", "s1", "Queries", "queries = sa_v2.W_query(inputs)", "tok", "out", K::Values, false,
      "", false, "Each token’s question: its embedding multiplied by the query weights."},
-    {"keys", "s1", "Keys", "keys = sa_v2.W_key(inputs)", "tok", "out", K::Values, false, "",
-     false, "What each token offers to be matched against: embedding times key weights."},
-    {"values", "s1", "Values", "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false,
-     "", false, "The content each token hands over once it is attended to."},
+    {"keys", "s1", "Keys", "keys = sa_v2.W_key(inputs)", "tok", "out", K::Values, false, "", false,
+     "What each token offers to be matched against: embedding times key weights."},
+    {"values", "s1", "Values", "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false, "",
+     false, "The content each token hands over once it is attended to."},
     {"attn_scores", "s1", "Attention scores", "attn_scores = queries @ keys.T", "tok", "tok",
      K::Scores, false, "", false,
      "Row i, column j: how well the query of token i matches the key of token j (a dot "
@@ -144,24 +144,21 @@ const std::vector<StageInfo> kStages = {
      "mask_simple = torch.tril(torch.ones({T}, {T}))", "tok", "tok", K::Mask, true, "", false,
      "Lower triangle of ones: a token may look at itself and earlier tokens, never later ones."},
     {"masked_simple", "s2", "Weights times the simple mask",
-     "masked_simple = attn_weights * mask_simple", "tok", "tok", K::Probabilities, true, "",
-     false,
+     "masked_simple = attn_weights * mask_simple", "tok", "tok", K::Probabilities, true, "", false,
      "Multiplying by the mask zeroes the weights on later tokens. The rows no longer sum to 1."},
     {"row_sums", "s2", "Row sums of the masked weights",
      "row_sums = masked_simple.sum(dim=-1, keepdim=True)", "tok", "sum", K::Values, false, "",
-     false,
-     "What is left of each row after masking: the first row keeps only its own weight."},
+     false, "What is left of each row after masking: the first row keeps only its own weight."},
     {"masked_simple_norm", "s2", "Renormalised masked weights",
      "masked_simple_norm = masked_simple / row_sums", "tok", "tok", K::Probabilities, true, "",
      false,
      "Dividing each row by its sum makes it a distribution again over the visible tokens only."},
     {"mask", "s3", "Efficient mask (ones above the diagonal)",
-     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "",
-     false,
+     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "", false,
      "The opposite mask: ones mark the future cells to hide (strictly above the diagonal)."},
     {"masked", "s3", "Scores masked with -inf",
-     "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)", "tok", "tok", K::Scores, true,
-     "", false,
+     "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)", "tok", "tok", K::Scores, true, "",
+     false,
      "Future scores become −∞ before the softmax; e to the −∞ is 0, so they get no weight at "
      "all."},
     {"attn_weights_causal", "s3", "Causal attention weights",
@@ -188,8 +185,8 @@ const std::vector<StageInfo> kStages = {
      "torch.manual_seed({seed_class}); ca = CausalAttention(d_in={d_in}, d_out={d_out}, "
      "context_length={context_length}, dropout={class_dropout}{ca_bias}){eval}; ca.W_query.weight",
      "out", "in", K::Weights, false, "", false, kClassWeights},
-    {"ca.W_key", "s5", "Key weights of CausalAttention", "ca.W_key.weight", "out", "in",
-     K::Weights, false, "", false, kClassWeights},
+    {"ca.W_key", "s5", "Key weights of CausalAttention", "ca.W_key.weight", "out", "in", K::Weights,
+     false, "", false, kClassWeights},
     {"ca.W_value", "s5", "Value weights of CausalAttention", "ca.W_value.weight", "out", "in",
      K::Weights, false, "", false, kClassWeights},
     {"ca.b_query", "s5", "Query bias of CausalAttention", "ca.W_query.bias", "bias", "out",
@@ -210,8 +207,8 @@ const std::vector<StageInfo> kStages = {
      "One CausalAttention per head, built one after another from one seed: head 0 has "
      "§3.5's weights, the next heads continue the stream."},
     {"mhaw.W_key", "mha-wrapper", "Key weights of every head",
-     "torch.stack([head.W_key.weight for head in mhaw.heads])", "out", "in", K::Weights, false,
-     "", false, "Each head's own key weights."},
+     "torch.stack([head.W_key.weight for head in mhaw.heads])", "out", "in", K::Weights, false, "",
+     false, "Each head's own key weights."},
     {"mhaw.W_value", "mha-wrapper", "Value weights of every head",
      "torch.stack([head.W_value.weight for head in mhaw.heads])", "out", "in", K::Weights, false,
      "", false, "Each head's own value weights."},
@@ -219,8 +216,8 @@ const std::vector<StageInfo> kStages = {
      "torch.stack([head.W_query.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
      "", true, "One row per head."},
     {"mhaw.b_key", "mha-wrapper", "Key biases of every head",
-     "torch.stack([head.W_key.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
-     "", true, "One row per head."},
+     "torch.stack([head.W_key.bias for head in mhaw.heads])", "head", "out", K::Weights, false, "",
+     true, "One row per head."},
     {"mhaw.b_value", "mha-wrapper", "Value biases of every head",
      "torch.stack([head.W_value.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
      "", true, "One row per head."},
@@ -238,16 +235,16 @@ const std::vector<StageInfo> kStages = {
      "feed head h."},
     {"mha.W_key", "mha", "Key weights of MultiHeadAttention", "mha.W_key.weight", "out", "in",
      K::Weights, false, "", false, "Drawn after the query weights."},
-    {"mha.W_value", "mha", "Value weights of MultiHeadAttention", "mha.W_value.weight", "out",
-     "in", K::Weights, false, "", false, "Drawn after the key weights."},
+    {"mha.W_value", "mha", "Value weights of MultiHeadAttention", "mha.W_value.weight", "out", "in",
+     K::Weights, false, "", false, "Drawn after the key weights."},
     {"mha.b_query", "mha", "Query bias of MultiHeadAttention", "mha.W_query.bias", "bias", "out",
      K::Weights, false, "", true, kBias},
     {"mha.b_key", "mha", "Key bias of MultiHeadAttention", "mha.W_key.bias", "bias", "out",
      K::Weights, false, "", true, kBias},
     {"mha.b_value", "mha", "Value bias of MultiHeadAttention", "mha.W_value.bias", "bias", "out",
      K::Weights, false, "", true, kBias},
-    {"mha.out_proj.weight", "mha", "Output projection weights", "mha.out_proj.weight", "out",
-     "out", K::Weights, false, "", false,
+    {"mha.out_proj.weight", "mha", "Output projection weights", "mha.out_proj.weight", "out", "out",
+     K::Weights, false, "", false,
      "nn.Linear(d_out, d_out), drawn after the value weights; it mixes the heads' columns."},
     {"mha.out_proj.bias", "mha", "Output projection bias", "mha.out_proj.bias", "bias", "out",
      K::Weights, false, "", false, "out_proj always has a bias, whatever qkv_bias says."},
@@ -259,7 +256,8 @@ const std::vector<StageInfo> kStages = {
      "head."},
     {"mha.keys", "mha", "Keys split into heads",
      "keys = mha.W_key(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok", "hd",
-     K::Values, false, "", false, "The keys cut the same way: head h gets columns h·head_dim onward."},
+     K::Values, false, "", false,
+     "The keys cut the same way: head h gets columns h·head_dim onward."},
     {"mha.values", "mha", "Values split into heads",
      "values = mha.W_value(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok",
      "hd", K::Values, false, "", false, "The values cut the same way."},
@@ -280,8 +278,8 @@ const std::vector<StageInfo> kStages = {
      "Each head's T × head_dim result; transpose(1, 2) and view put the heads back side by "
      "side, d_out = H · head_dim wide."},
     {"mha.context_vecs", "mha", "Context vectors of MultiHeadAttention",
-     "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false,
-     "", false, "out_proj mixes the heads' columns: the module's output."},
+     "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
+     false, "out_proj mixes the heads' columns: the module's output."},
 };
 
 const std::vector<SectionInfo> kSections = {
@@ -347,9 +345,7 @@ const char* to_string(StageKind kind) {
   return "values";
 }
 
-Limits limits() {
-  return {kMaxTokens, kMaxDim, static_cast<int>(kMaxTokenLength), 32};
-}
+Limits limits() { return {kMaxTokens, kMaxDim, static_cast<int>(kMaxTokenLength), 32}; }
 
 json::Value stage_table_json() {
   using json::make_bool;
@@ -370,11 +366,16 @@ json::Value stage_table_json() {
   for (const StageInfo& s : kStages) {
     json::Value v;
     v.kind = json::Value::Kind::Object;
-    v.members = {{"id", make_string(s.id)},         {"section", make_string(s.section)},
-                 {"title", make_string(s.title)},   {"code", make_string(s.code)},
-                 {"rows", make_string(s.rows)},     {"cols", make_string(s.cols)},
-                 {"kind", make_string(to_string(s.kind))}, {"causal", make_bool(s.causal)},
-                 {"dropout", make_string(s.dropout)}, {"bias", make_bool(s.bias)},
+    v.members = {{"id", make_string(s.id)},
+                 {"section", make_string(s.section)},
+                 {"title", make_string(s.title)},
+                 {"code", make_string(s.code)},
+                 {"rows", make_string(s.rows)},
+                 {"cols", make_string(s.cols)},
+                 {"kind", make_string(to_string(s.kind))},
+                 {"causal", make_bool(s.causal)},
+                 {"dropout", make_string(s.dropout)},
+                 {"bias", make_bool(s.bias)},
                  {"note", make_string(s.note)}};
     stages.items.push_back(std::move(v));
   }

@@ -21,8 +21,8 @@ enum class StageKind {
 };
 
 // Axis labels: "tok" token labels, "in"/"out"/"dim" feature indices, "sum" one column of sums,
-// "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D stages are
-// (batch, rows, cols), 4-D ones (batch, head, rows, cols).
+// "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D
+// stages are (batch, rows, cols), 4-D ones (batch, head, rows, cols).
 struct StageInfo {
   const char* id;       // e.g. "attn_weights_causal"
   const char* section;  // a SectionInfo id
@@ -31,11 +31,11 @@ struct StageInfo {
   const char* rows;     // row axis
   const char* cols;     // column axis
   StageKind kind;
-  bool causal;   // future cells (column after row) are masked: hatched on the page
+  bool causal;          // future cells (column after row) are masked: hatched on the page
   const char* dropout;  // the output of a dropout: the id of the stage whose zeros mark its
                         // dropped cells (itself: its zeros outside the mask), else ""
-  bool bias;     // exists only when qkv_bias is set
-  const char* note;  // one or two sentences in our words
+  bool bias;            // exists only when qkv_bias is set
+  const char* note;     // one or two sentences in our words
 };
 
 struct SectionInfo {

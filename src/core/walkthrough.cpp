@@ -9,8 +9,8 @@
 #include "avx2_math.hpp"
 #include "nn.hpp"
 #include "reduce.hpp"
-#include "stages.hpp"
 #include "stage_code.hpp"
+#include "stages.hpp"
 
 namespace ca {
 namespace {
@@ -95,8 +95,9 @@ Part part_of(const std::string& id) {
 Tensor as_row(const Tensor& v) { return Tensor({1, static_cast<int>(v.numel())}, v.data); }
 
 Tensor row_of(const Tensor& m, int r) {
-  return Tensor({m.cols()}, std::vector<float>(m.data.begin() + static_cast<std::size_t>(r) * m.cols(),
-                                               m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
+  return Tensor({m.cols()},
+                std::vector<float>(m.data.begin() + static_cast<std::size_t>(r) * m.cols(),
+                                   m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
 }
 
 // tensor.sum() of a vector, in ATen's order.
@@ -171,7 +172,8 @@ void v1_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   scores_q.shape = {T};
   const Tensor& attn_scores_q = out.add("v1.attn_scores_q", std::move(scores_q));
   Tensor weights_q({1, T});
-  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), score_divisor(d_out, c.scale));
+  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(),
+                  score_divisor(d_out, c.scale));
   weights_q.shape = {T};
   const Tensor& attn_weights_q = out.add("v1.attn_weights_q", std::move(weights_q));
   Tensor context_q({1, d_out});
@@ -259,7 +261,8 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
 void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
   const int d_in = inputs.cols(), d_out = c.d_out, H = c.num_heads;
   gen.manual_seed(c.seed_class);
-  MultiHeadAttentionWrapper mhaw(d_in, d_out, c.context_length, c.class_dropout, H, c.qkv_bias, gen);
+  MultiHeadAttentionWrapper mhaw(d_in, d_out, c.context_length, c.class_dropout, H, c.qkv_bias,
+                                 gen);
   for (CausalAttention& head : mhaw.heads) {
     head.training = c.train;
     head.scale = c.scale;

@@ -14,11 +14,10 @@
 #include <string>
 #include <vector>
 
-
 #include "config.hpp"
 #include "config_json.hpp"
-#include "presets.hpp"
 #include "json.hpp"
+#include "presets.hpp"
 #include "stages.hpp"
 #include "text.hpp"
 #include "walkthrough.hpp"
@@ -62,7 +61,7 @@ class Reader {
         return fail(cat("is nested too deeply: a configuration has at most ", kMaxDepth,
                         " levels (is the object cyclic?)"));
       }
-      if (v.instanceof(val::global("Float64Array"))) return numbers(v, out);
+      if (v.instanceof (val::global("Float64Array"))) return numbers(v, out);
       return v.isArray() ? array(v, depth, out) : object(v, depth, out);
     }  // else null: undefined, symbols and functions too
     return true;
@@ -88,8 +87,8 @@ class Reader {
     if (n > kMaxItems) return fail(too_many(n, what));
     values_ += n;
     if (values_ > kMaxValues) {
-      return fail(cat("makes the configuration hold more than ", kMaxValues,
-                      " array elements and keys"));
+      return fail(
+          cat("makes the configuration hold more than ", kMaxValues, " array elements and keys"));
     }
     return true;
   }
@@ -98,8 +97,8 @@ class Reader {
     const std::size_t units = v["length"].as<std::size_t>();
     if (units > kMaxStringBytes - string_bytes_ ||
         (out = v.as<std::string>()).size() > kMaxStringBytes - string_bytes_) {
-      return fail(cat("makes the configuration's strings longer than ", kMaxStringBytes,
-                      " bytes in all"));
+      return fail(
+          cat("makes the configuration's strings longer than ", kMaxStringBytes, " bytes in all"));
     }
     string_bytes_ += out.size();
     return true;
@@ -245,7 +244,9 @@ val run(const val& config, const val& options) {
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
       if (p == nullptr) {
-        result.set("error", "unknown preset " + (v.kind == Value::Kind::String ? ca::json::quote(v.text) : std::string("(not a string)")));
+        result.set("error", "unknown preset " + (v.kind == Value::Kind::String
+                                                     ? ca::json::quote(v.text)
+                                                     : std::string("(not a string)")));
         return result;
       }
       if (doc.kind == Value::Kind::Null) doc.kind = Value::Kind::Object;
@@ -280,7 +281,7 @@ val run(const val& config, const val& options) {
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
   static StagesToJs& to_js_stage = *new StagesToJs;  // never destroyed: no exit-time code
-  val stages = val::array();  // run_walkthrough kept only the wanted stages
+  val stages = val::array();                         // run_walkthrough kept only the wanted stages
   for (std::size_t i = 0; i < w.stages.size(); ++i) stages.set(i, to_js_stage.stage(w.stages[i]));
   result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);
@@ -321,7 +322,6 @@ val presets() {
     out.set(i++, item);
   }
   return out;
-
 }
 
 // The limits of Reader, for web/lib/api.js's copy of the caller's object.
