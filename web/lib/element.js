@@ -21,28 +21,15 @@ import { parse as parseJson } from './json.js';
 import { stage, update as updateStage } from './render.js';
 import { styleSheet } from './styles.js';
 import { el } from './dom.js';
+import { setting, settings } from './settings.js';
 
-// The settings each `controls` level offers; rng is a choice, the booleans checkboxes.
+// The settings each `controls` level offers (lib/settings.js): the compact ones, or all.
 var CONTROLS = {
-  compact: ['d_out', 'dropout', 'rng', 'train'],
-  full: [
-    'query_token',
-    'seed_v1',
-    'd_out',
-    'seed_weights',
-    'qkv_bias',
-    'scale',
-    'dropout',
-    'seed_dropout',
-    'rng',
-    'train',
-    'seed_class',
-    'class_dropout',
-    'context_length',
-    'num_heads',
-  ],
+  compact: settings.filter(function (s) {
+    return s.compact;
+  }),
+  full: settings,
 };
-var BOOLS = { qkv_bias: 1, scale: 1, train: 1 };
 
 // Node and Workers have no HTMLElement: the class is defined there, never registered.
 class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object : HTMLElement) {
@@ -74,7 +61,7 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
           : input.tagName === 'SELECT'
             ? input.value
             : parseNumber(input.value);
-      if (input.name === 'context_length' && !input.value.trim()) delete self.edits.context_length; // empty = T
+      if (setting(input.name).empty && !input.value.trim()) delete self.edits[input.name]; // empty = T
       self.update(true);
     });
     this.form.addEventListener('submit', function (e) {
@@ -221,33 +208,27 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
     if (this.builtControls !== level) {
       this.builtControls = level;
       form.replaceChildren();
-      keys.forEach(function (key) {
+      keys.forEach(function (s) {
         var label = el(doc, 'label', '', undefined, form),
-          input;
-        if (key === 'rng') {
-          input = el(doc, 'select');
-          ['default', 'mkl'].forEach(function (v) {
-            el(doc, 'option', '', v, input);
-          });
-        } else {
-          input = el(doc, 'input');
-          if (BOOLS[key]) input.type = 'checkbox';
-        }
-        input.name = key;
-        if (BOOLS[key])
-          label.append(input, ' ' + key); // [x] train
-        else label.append(key + ' ', input); // d_out [2]
+          bool = s.type === 'bool',
+          input = el(doc, s.type === 'choice' ? 'select' : 'input');
+        (s.choices || []).forEach(function (v) {
+          el(doc, 'option', '', v, input);
+        });
+        if (bool) input.type = 'checkbox';
+        input.name = s.key;
+        if (bool)
+          label.append(input, ' ' + s.key); // [x] train
+        else label.append(s.key + ' ', input); // d_out [2]
       });
       fromControls = false;
     }
     if (fromControls) return;
     var edits = this.edits;
-    keys.forEach(function (key) {
-      var input = form.elements[key];
-      if (BOOLS[key]) input.checked = cfg[key];
-      else
-        input.value =
-          key === 'context_length' && !('context_length' in edits) ? '' : String(cfg[key]);
+    keys.forEach(function (s) {
+      var input = form.elements[s.key];
+      if (s.type === 'bool') input.checked = cfg[s.key];
+      else input.value = s.empty && !(s.key in edits) ? '' : String(cfg[s.key]); // empty: = T
     });
   }
 

@@ -399,51 +399,83 @@ function download(blob, name, doc) {
   }, 1000);
 }
 
+// The export formats, in the order of their buttons: {id, label, produce(c)} with c = {wt, id,
+// batch, doc, box, config}; produce returns {text} (copied to the clipboard), {text, file}
+// or a promise of {blob, file} (downloaded). `page`: only on the page (it needs its URL).
+// A new format is one entry here (and, if the CLI writes it too, src/cli/output.cpp).
+function copied(format) {
+  return function (c) {
+    return { text: text(format, c.wt, c.id, c.batch) };
+  };
+}
+export var formats = [
+  { id: 'markdown', label: 'Markdown', produce: copied('markdown') },
+  { id: 'latex', label: 'LaTeX', produce: copied('latex') },
+  { id: 'csv', label: 'CSV', produce: copied('csv') },
+  { id: 'torch', label: 'torch', produce: copied('torch') },
+  {
+    id: 'png',
+    label: 'PNG',
+    produce: function (c) {
+      return png(c.wt, c.id, c.batch, c.doc).then(function (blob) {
+        return { blob: blob, file: true };
+      });
+    },
+  },
+  {
+    id: 'svg',
+    label: 'SVG',
+    produce: function (c) {
+      return { text: svgText(c.wt, c.id, c.batch, c.doc, c.box), file: 'image/svg+xml' };
+    },
+  },
+  {
+    id: 'embed',
+    label: 'Embed',
+    page: true,
+    produce: function (c) {
+      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
+      return {
+        text: snippet(
+          c.id,
+          c.config,
+          new URL('.', c.doc.baseURI).href,
+          Math.ceil(c.box.getBoundingClientRect().height + 28.8),
+        ),
+      };
+    },
+  },
+];
+
 /** Handles the export buttons under `root`. `walkthrough()` is what the tables show;
- *  `config()` their configuration's non-default keys (for the embed snippet). */
+ *  `config()` their configuration's non-default keys (for the embed snippet). Each export
+ *  dispatches `ca-export` ({format, stage, batch, text} or, for a PNG, blob). */
 export function bind(root, walkthrough, config) {
   root.addEventListener('click', function (e) {
     var button = e.target.closest && e.target.closest('button[data-export]');
     if (!button || !root.contains(button)) return;
-    var format = button.dataset.export,
+    var format = formats.filter(function (f) {
+        return f.id === button.dataset.export;
+      })[0],
       box = button.closest('[data-stage]'),
-      id = box.dataset.stage,
-      batch = +button.dataset.batch;
-    var wt = walkthrough(),
+      batch = +button.dataset.batch,
       doc = button.ownerDocument,
       bar = button.parentNode,
-      out;
-    var announce = function (detail) {
+      c = { wt: walkthrough(), id: box.dataset.stage, batch: batch, doc: doc, box: box };
+    if (format.page) c.config = config();
+    var file = c.id + (batch ? '-' + batch : '') + '.' + format.id;
+    function deliver(out) {
+      var detail = { format: format.id, stage: c.id, batch: batch };
+      if (out.text !== undefined) detail.text = out.text;
+      else detail.blob = out.blob;
       button.dispatchEvent(
         new CustomEvent('ca-export', { bubbles: true, composed: true, detail: detail }),
       );
-    };
-    var file = id + (batch ? '-' + batch : '') + '.' + format;
-    if (format === 'png') {
-      return png(wt, id, batch, doc).then(function (blob) {
-        announce({ format: format, stage: id, batch: batch, blob: blob });
-        download(blob, file, doc);
-        bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
-      });
-    }
-    if (format === 'svg') {
-      out = svgText(wt, id, batch, doc, box);
-      announce({ format: format, stage: id, batch: batch, text: out });
-      download(new Blob([out], { type: 'image/svg+xml' }), file, doc);
+      if (!out.file) return copy(out.text, bar, button.textContent);
+      download(out.blob || new Blob([out.text], { type: out.file }), file, doc);
       bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
-      return;
     }
-    // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
-    out =
-      format === 'embed'
-        ? snippet(
-            id,
-            config(),
-            new URL('.', doc.baseURI).href,
-            Math.ceil(box.getBoundingClientRect().height + 28.8),
-          )
-        : text(format, wt, id, batch);
-    announce({ format: format, stage: id, batch: batch, text: out });
-    copy(out, bar, button.textContent);
+    var out = format.produce(c);
+    return out.then ? out.then(deliver) : deliver(out);
   });
 }

@@ -5,6 +5,7 @@
 // The colours are the tables' scales (--s0.., --c0.., lib/styles.js), read from CSS when drawing.
 import { el } from './dom.js';
 import { fmt } from './format.js';
+import { scale, sequential } from './scale.js';
 
 var SIZE = 480; // the canvas's largest side, CSS px
 var observers = new WeakMap(); // document -> the IntersectionObserver drawing what comes into view
@@ -22,7 +23,7 @@ function rgba(doc, colour) {
   ctx.fillRect(0, 0, 1, 1);
   return ctx.getImageData(0, 0, 1, 1).data;
 }
-// The tables' colour scales (lib/styles.js's .h and .d rules, lib/render.js's scale()), as
+// The tables' colour scales (lib/styles.js's .h and .d rules, lib/scale.js's scale()), as
 // 256 colours each mixed by the browser exactly as a cell's: the sequential scale for
 // probabilities and masks, each half of the diverging one (> 0, < 0) for signed kinds; and
 // the colour of −∞ and NaN.
@@ -84,32 +85,17 @@ function palette(canvas, seq) {
   return cache[key];
 }
 
-// Where a value falls on its table's scale, -1..1 (negative: the lower half of a diverging
-// scale): x / max(1, largest) for probabilities and masks, x / max |x| for signed kinds.
-function scaler(m, kind) {
-  var top = 0;
-  for (var i = 0; i < m.rows; i++) {
-    for (var j = 0; j < m.cols; j++) {
-      var x = m.value(i, j);
-      if (isFinite(x)) top = Math.max(top, Math.abs(x));
-    }
-  }
-  if (kind === 'probabilities' || kind === 'mask') top = Math.max(1, top);
-  top = top || 1;
-  return function (x) {
-    return x / top;
-  };
-}
-
 // The offscreen image: one pixel per value (−∞ and NaN in the grid-line colour).
 function image(h) {
   var m = h.m,
     doc = h.canvas.ownerDocument,
     img = doc.createElement('canvas'),
     ctx = img.getContext('2d');
-  var seq = h.kind === 'probabilities' || h.kind === 'mask',
-    colours = palette(h.canvas, seq),
-    f = scaler(m, h.kind);
+  var sc = scale(m, { kind: h.kind }) || { seq: sequential(h.kind), top: 1 },
+    colours = palette(h.canvas, sc.seq),
+    f = function (x) {
+      return x / sc.top;
+    };
   img.width = m.cols;
   img.height = m.rows;
   var data = ctx.createImageData(m.cols, m.rows),

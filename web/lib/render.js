@@ -3,6 +3,7 @@
 import { el } from './dom.js';
 import { info as stageInfo } from './facts.js';
 import { figure, wanted as drawn } from './draw.js';
+import { formats } from './export.js';
 import * as heatmap from './heatmap.js';
 import { nonFinite } from './nonfinite.js';
 import { byId, isBig, matrix, maxDiff, maxShown, part, sliceCount, sliceName } from './slices.js';
@@ -55,26 +56,18 @@ function big(st, wt, info, batch, opts) {
   latest.set(box, { st: st, wt: wt });
   return box;
 }
-// The buttons under a table: exports (lib/export.js handles the clicks) and, on the page,
-// the embed snippet of the stage.
-var EXPORTS = [
-  ['markdown', 'Markdown'],
-  ['latex', 'LaTeX'],
-  ['csv', 'CSV'],
-  ['torch', 'torch'],
-  ['png', 'PNG'],
-  ['svg', 'SVG'],
-];
+// The buttons under a table: the export formats (lib/export.js) and, on the page, the link.
 function tools(doc, st, batch, withEmbed) {
   var bar = el(doc, 'div', 'tools'),
     name = sliceName(st, batch).name;
   bar.setAttribute('role', 'group');
   bar.setAttribute('aria-label', 'Export ' + name);
   bar.appendChild(el(doc, 'span', '', 'Export:'));
-  EXPORTS.concat(withEmbed ? [['embed', 'Embed']] : []).forEach(function (f) {
-    var b = bar.appendChild(el(doc, 'button', '', f[1]));
+  formats.forEach(function (f) {
+    if (f.page && !withEmbed) return;
+    var b = bar.appendChild(el(doc, 'button', '', f.label));
     b.type = 'button';
-    b.dataset.export = f[0];
+    b.dataset.export = f.id;
     b.dataset.batch = batch;
   });
   if (withEmbed) {

@@ -17,8 +17,25 @@ export function marks(st, wt, info, m) {
     ];
   };
 }
-// A table's colour scale: probabilities sequential over [0, max(1, largest)], the signed
-// kinds diverging around 0 over ±max |x|, masks none. lo and hi: its finite range.
+// The colour rule of each stage kind: sequential from 0 (probabilities, and the 0/1 masks) or
+// diverging around 0 (the signed kinds). The one table of it: add a kind here.
+var RULES = {
+  probabilities: 'sequential',
+  mask: 'sequential',
+  scores: 'diverging',
+  values: 'diverging',
+  weights: 'diverging',
+};
+
+/** Is stage kind `kind` shaded on the sequential scale (else the diverging one)? */
+export function sequential(kind) {
+  return RULES[kind] === 'sequential';
+}
+
+/** The colour scale of matrix m of a stage of facts `info`, for its table, colour key, heatmap
+ *  and exports alike: {seq, top, lo, hi}; a value x is shaded at |x| / top (sequential kinds
+ *  over [0, max(1, largest)], diverging ones over ±max |x|); lo and hi: its finite range. Null
+ *  when nothing is finite. */
 export function scale(m, info) {
   var lo = Infinity,
     hi = -Infinity,
@@ -31,9 +48,14 @@ export function scale(m, info) {
         lo = Math.min(lo, x);
         hi = Math.max(hi, x);
       }
-  if (info.kind === 'mask' || lo > hi) return null;
-  var seq = info.kind === 'probabilities';
-  return { seq: seq, top: (seq ? Math.max(1, hi) : Math.max(-lo, hi)) || 1, lo: lo, hi: hi };
+  if (lo > hi) return null;
+  var seq = sequential(info.kind);
+  return {
+    seq: seq,
+    top: (seq ? Math.max(1, hi, -lo) : Math.max(-lo, hi)) || 1,
+    lo: lo,
+    hi: hi,
+  };
 }
 // A cell's colour on scale sc: --v = |x| / top; the colours are in styles.js.
 export function shade(node, x, sc) {

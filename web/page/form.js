@@ -3,7 +3,7 @@
 // The inputs editor is editor.js.
 import { stringify } from '../hash.js';
 import { parseNumber } from '../lib/format.js';
-import { keysOf } from '../lib/settings.js';
+import { keysOf, setting } from '../lib/settings.js';
 import * as editor from './editor.js';
 
 var doc = document,
@@ -37,7 +37,7 @@ export function read(api, book, shown, tokens) {
   NUMBERS.forEach(function (k) {
     var text = fields[k].value,
       v = parseNumber(text);
-    if (k === 'context_length' ? text.trim() : !same(v, book[k])) c[k] = v; // empty context_length = T
+    if (setting(k).empty ? text.trim() : !same(v, book[k])) c[k] = v; // empty context_length = T
   });
   BOOLS.forEach(function (k) {
     if (fields[k].checked !== book[k]) c[k] = fields[k].checked;
@@ -54,7 +54,7 @@ export function show(api, c, res) {
     randn = cfg.inputs.randn ? c.inputs : null;
   editor.setRandn(randn);
   NUMBERS.forEach(function (k) {
-    fields[k].value = k in c ? c[k] : k === 'context_length' ? '' : cfg[k];
+    fields[k].value = k in c ? c[k] : setting(k).empty ? '' : cfg[k];
   });
   BOOLS.forEach(function (k) {
     fields[k].checked = cfg[k];
