@@ -5,6 +5,7 @@
 import { load as loadModule } from './lib/api.js';
 import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
+import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
 import * as lecture from './lecture.js';
 import * as chapter from './page/chapter.js';
@@ -218,6 +219,7 @@ function bind() {
     e.preventDefault();
     stages.jump(target);
   });
+  watchHints(doc); // a table scrolled sideways: its fades follow
   addEventListener('resize', stages.hints);
 }
 
@@ -238,6 +240,7 @@ if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
 loadModule()
   .then(function (loaded) {
     api = loaded;
+    form.start();
     stages.build(api);
     var first = api.run({});
     remember(first);

@@ -150,7 +150,8 @@ function wrap(m) {
     presets[p.name] = p;
   });
   presets = freeze(presets);
-  setTables(table, presets); // the facts renderers read (facts.js)
+  var settings = freeze(m.settings().settings);
+  setTables(table, presets, settings); // the facts renderers read (facts.js)
   return {
     stageIds: ids,
     stages: table.stages,
@@ -158,7 +159,7 @@ function wrap(m) {
     limits: table.limits,
     defaults: table.defaults,
     // Every configuration key: type, range, default, group, label, help (the core's table).
-    settings: freeze(m.settings().settings),
+    settings: settings,
     defaultTokens: function (n) {
       return m.defaultTokens(n);
     },

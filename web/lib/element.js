@@ -24,12 +24,13 @@ import { el } from './dom.js';
 import { setting, settings } from './settings.js';
 
 // The settings each `controls` level offers (lib/settings.js): the compact ones, or all.
-var CONTROLS = {
-  compact: settings.filter(function (s) {
-    return s.compact;
-  }),
-  full: settings,
-};
+function controls(level) {
+  return level === 'full' || level === 'compact'
+    ? settings().filter(function (s) {
+        return level === 'full' || s.compact;
+      })
+    : [];
+}
 
 // Node and Workers have no HTMLElement: the class is defined there, never registered.
 class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object : HTMLElement) {
@@ -202,7 +203,7 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
   // configuration (but not while the reader is typing in it).
   buildControls(doc, cfg, fromControls) {
     var level = this.getAttribute('controls'),
-      keys = CONTROLS[level] || [],
+      keys = controls(level),
       form = this.form;
     form.hidden = !keys.length;
     if (this.builtControls !== level) {
@@ -210,10 +211,10 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
       form.replaceChildren();
       keys.forEach(function (s) {
         var label = el(doc, 'label', '', undefined, form),
-          bool = s.type === 'bool',
+          bool = s.type === 'boolean',
           input = el(doc, s.type === 'choice' ? 'select' : 'input');
-        (s.choices || []).forEach(function (v) {
-          el(doc, 'option', '', v, input);
+        s.choices.forEach(function (c) {
+          el(doc, 'option', '', c.value, input);
         });
         if (bool) input.type = 'checkbox';
         input.name = s.key;
@@ -227,7 +228,7 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
     var edits = this.edits;
     keys.forEach(function (s) {
       var input = form.elements[s.key];
-      if (s.type === 'bool') input.checked = cfg[s.key];
+      if (s.type === 'boolean') input.checked = cfg[s.key];
       else input.value = s.empty && !(s.key in edits) ? '' : String(cfg[s.key]); // empty: = T
     });
   }

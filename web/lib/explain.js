@@ -597,57 +597,15 @@ export function explain(wt, id, b, i, j, doc) {
 }
 
 /** The operands of element [i, j] of stage `id` (its explanation's inputs), as [stage, 'row'
- *  or 'col', index]: the row of queries and the key (a row of keys, a column of keys.T)
- *  behind a score, the row of weights and the column of values behind a context value... */
+ *  or 'col', index], from the core's stage table: the row of queries and the key behind a
+ *  score, the row of weights and the column of values behind a context value... Operands read
+ *  whole (3-D and 4-D stages, biases) mark no table. */
 export function operands(id, i, j) {
-  var qkv = { queries: 'query', keys: 'key', values: 'value' }[id];
-  return qkv
-    ? [
-        ['inputs', 'row', i],
-        ['W_' + qkv, 'row', j],
-      ]
-    : {
-        attn_scores: [
-          ['queries', 'row', i],
-          ['keys', 'row', j],
-        ],
-        attn_weights: [['attn_scores', 'row', i]],
-        context_vec: [
-          ['attn_weights', 'row', i],
-          ['values', 'col', j],
-        ],
-        masked_simple: [
-          ['attn_weights', 'row', i],
-          ['mask_simple', 'row', i],
-        ],
-        row_sums: [['masked_simple', 'row', i]],
-        masked_simple_norm: [
-          ['masked_simple', 'row', i],
-          ['row_sums', 'row', i],
-        ],
-        masked: [['attn_scores', 'row', i]],
-        attn_weights_causal: [['masked', 'row', i]],
-        attn_weights_dropped: [
-          ['attn_weights_causal', 'row', i],
-          ['dropout_example', 'row', i],
-        ],
-        // the chapter's 2-D stages (3-D and 4-D ones would mark another slice's table)
-        'simple.attn_scores': [
-          ['inputs', 'row', i],
-          ['inputs', 'row', j],
-        ],
-        'simple.attn_weights': [['simple.attn_scores', 'row', i]],
-        'simple.all_context_vecs': [
-          ['simple.attn_weights', 'row', i],
-          ['inputs', 'col', j],
-        ],
-        'v1.keys': [
-          ['inputs', 'row', i],
-          ['v1.W_key', 'col', j],
-        ],
-        'v1.values': [
-          ['inputs', 'row', i],
-          ['v1.W_value', 'col', j],
-        ],
-      }[id] || [];
+  return stageInfo(id)
+    .operands.filter(function (o) {
+      return o.axis;
+    })
+    .map(function (o) {
+      return [o.id, o.axis, o.index === 'i' ? i : j];
+    });
 }

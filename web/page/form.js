@@ -9,9 +9,16 @@ import * as editor from './editor.js';
 var doc = document,
   form = doc.getElementById('controls'),
   fields = form.elements,
-  NUMBERS = keysOf('number'),
-  BOOLS = keysOf('bool'),
+  NUMBERS = [],
+  BOOLS = [],
+  CHOICES = [];
+
+/** Reads the settings table (once the module is loaded): which controls hold what. */
+export function start() {
+  NUMBERS = keysOf('number');
+  BOOLS = keysOf('boolean');
   CHOICES = keysOf('choice');
+}
 
 // Equal configuration values (numbers, BigInt seeds, arrays of them, text).
 function same(a, b) {
