@@ -37,8 +37,9 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-// 91,500 with the core's settings table; +500 since web/hash.js (800 bytes of the page) moved inside.
-const MODULE_GZIP_CEILING = 92000,
+// main's module is 92,732 bytes (the core's settings table); web/hash.js (791 bytes, a file of
+// the page before) moved inside it: +292.
+const MODULE_GZIP_CEILING = 93500,
   WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
