@@ -6,13 +6,39 @@
 import { tables } from './facts.js';
 
 var COMPACT = ['d_out', 'dropout', 'rng', 'train'],
-  EMPTY = ['context_length']; // "= tokens" until edited
+  EMPTY = ['context_length'], // "= tokens" until edited
+  // The controls' order, the page's form's (by section of the chapter); a setting the core adds
+  // comes after these, in the core's order.
+  ORDER = [
+    'query_token',
+    'seed_v1',
+    'd_out',
+    'seed_weights',
+    'qkv_bias',
+    'scale',
+    'dropout',
+    'seed_dropout',
+    'rng',
+    'train',
+    'seed_class',
+    'class_dropout',
+    'context_length',
+    'num_heads',
+  ];
+function rank(s) {
+  var k = ORDER.indexOf(s.key);
+  return k < 0 ? ORDER.length : k;
+}
 
-/** The settings with a control, in the core's order: its rows, plus `compact` and `empty`. */
+/** The settings with a control, in the controls' order: the core's rows, plus `compact` and
+ *  `empty`. */
 export function settings() {
   return tables.settings
     .filter(function (s) {
       return s.type !== 'inputs' && s.type !== 'strings';
+    })
+    .sort(function (a, b) {
+      return rank(a) - rank(b); // stable: new settings keep the core's order
     })
     .map(function (s) {
       return Object.assign({}, s, {
