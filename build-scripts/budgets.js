@@ -109,10 +109,15 @@ async function edits(page, selector, values, check, n) {
         dom = [],
         painted = [],
         seen = [];
-      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix).
+      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix;
+      // builds before the ES modules kept it on the canvas as _hm).
+      const hm = (e) => {
+        const CA = globalThis.CausalAttention;
+        return CA.heatmap && CA.heatmap.state ? CA.heatmap.state(e) : e._hm;
+      };
       const cell = () => {
         const e = document.querySelector(check);
-        return e._hm ? String(e._hm.m.value(1, 0)) : e.textContent;
+        return hm(e) ? String(hm(e).m.value(1, 0)) : e.textContent;
       };
       const frame = () =>
         new Promise((resolve) =>
