@@ -27,22 +27,41 @@
     }
     return rows;
   }
+  // Text in every export, by one rule: each control character (C0, DEL, C1: CR, LF and TAB
+  // too) becomes a space, and what XML cannot hold (U+FFFE, U+FFFF, a lone surrogate) U+FFFD.
+  // The SVG stays well-formed XML and the CSV carries no raw control byte.
+  function plain(text) {
+    return (
+      String(text)
+        // eslint-disable-next-line no-control-regex -- the rule is about control characters
+        .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+        .replace(
+          /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(^|[^\ud800-\udbff])[\udc00-\udfff]/g,
+          function (m, before) {
+            return (before || '') + '\ufffd';
+          },
+        )
+    );
+  }
   // A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
-  // every control character (C0, DEL, C1: CR, LF and TAB too) becomes a space, and every ASCII
-  // punctuation character gets a backslash. No HTML, column break, emphasis, strikethrough,
-  // link, autolink or math survives; letters, digits and non-ASCII text stay as they are.
+  // controls as everywhere (plain), and every ASCII punctuation character gets a backslash. No
+  // HTML, column break, emphasis, strikethrough, link, autolink or math survives; letters,
+  // digits and non-ASCII text stay as they are.
   function markdownText(text) {
-    // eslint-disable-next-line no-control-regex -- the rule is about control characters
-    return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/[!-/:-@[-`{-~]/g, '\\$&');
+    return plain(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
   }
-  // A CSV field (RFC 4180), and labels that a spreadsheet would run as a formula get a quote.
-  function csvText(text, isLabel) {
-    if (isLabel && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
-    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  // A label as a CSV field (RFC 4180). A field that a spreadsheet could read as a formula gets
+  // a leading quote: one starting (after spaces, where the control characters went) with = + -
+  // @ or their full-width forms. A field with a ";" is quoted as well as one with a ",": in a
+  // ";"-separator locale, "x;=cmd|..." would otherwise split into a cell "=cmd|...".
+  function csvText(text) {
+    text = plain(text);
+    if (/^\s*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(text)) text = "'" + text;
+    return /[",;\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
-  /** HTML attribute text. */
+  /** HTML and XML text, also in attributes (controls as everywhere: plain). */
   function attr(text) {
-    return String(text)
+    return plain(text)
       .replace(/&/g, '&amp;')
       .replace(/"/g, '&quot;')
       .replace(/</g, '&lt;')
@@ -79,16 +98,8 @@
       );
     }
     if (format === 'csv') {
-      var lines = [
-        [m.corner]
-          .concat(labels)
-          .map(function (l) {
-            return csvText(l, true);
-          })
-          .join(','),
-      ];
-      for (i = 0; i < m.rows; i++)
-        lines.push([csvText(m.rowLabel(i), true)].concat(rows[i]).join(','));
+      var lines = [[m.corner].concat(labels).map(csvText).join(',')];
+      for (i = 0; i < m.rows; i++) lines.push([csvText(m.rowLabel(i))].concat(rows[i]).join(','));
       return lines.join('\r\n') + '\r\n';
     }
     // torch: a 1-D stage stays 1-D, like PyTorch prints it.
@@ -124,11 +135,9 @@
     // Cell (i, j), with -1 for the header row and column.
     var text = function (i, j) {
       return i < 0
-        ? j < 0
-          ? m.corner
-          : m.colLabel(j)
+        ? plain(j < 0 ? m.corner : m.colLabel(j))
         : j < 0
-          ? m.rowLabel(i)
+          ? plain(m.rowLabel(i))
           : (flags(i, j)[1] ? '✗ ' : '') + R.fmt(m.value(i, j));
     };
     for (i = -1; i < rows; i++)
@@ -343,11 +352,14 @@
   }
 
   /** The HTML that embeds stage `id` with configuration `config` (its non-default keys):
-   *  the element, and an iframe for sites that allow no scripts. `base` is the URL of the
-   *  directory holding causal-attention.js and embed.html. */
+   *  the element, and an iframe for sites that allow no scripts, `height` px tall (its
+   *  content's height, measured by frameHeight). `base` is the URL of the directory holding
+   *  causal-attention.js and embed.html. The frame's link is written like the page's
+   *  (hash.js), JSON where the page's hash.js is absent. */
   function snippet(id, config, base, height) {
     var json = CA.json.stringify(config),
-      state = Object.assign({ stages: [id] }, config);
+      state = Object.assign({ stages: id }, config),
+      hash = CA.hash ? CA.hash.stringify(state) : encodeURIComponent(CA.json.stringify(state));
     return (
       '<script src="' +
       attr(base + 'causal-attention.js') +
@@ -359,13 +371,55 @@
       '></causal-attention-demo>\n' +
       '<!-- Or, where scripts are not allowed: -->\n' +
       '<iframe src="' +
-      attr(base + 'embed.html#' + encodeURIComponent(CA.json.stringify(state))) +
+      attr(base + 'embed.html#' + hash) +
       '" title="' +
       attr('Causal attention: ' + id) +
       '" width="100%" height="' +
-      (height || 400) +
+      (height || 640) +
       '" style="border:0" loading="lazy"></iframe>'
     );
+  }
+
+  /** The height of embed.html#hash's content in a frame `width` px wide, as the frame reports
+   *  it once its widget is ready (embed.js; also from file://, where the frame's document is
+   *  out of reach); `fallback` after 8 s. */
+  var FRAME_WIDTH = 700; // a blog's column
+  function frameHeight(src, doc, fallback) {
+    return new Promise(function (resolve) {
+      var win = doc.defaultView,
+        frame = doc.createElement('iframe'),
+        timer;
+      function done(height) {
+        win.removeEventListener('message', listen);
+        clearTimeout(timer);
+        frame.remove();
+        resolve(height);
+      }
+      function listen(e) {
+        var d = e.data;
+        if (
+          e.source === frame.contentWindow &&
+          d &&
+          d.type === 'causal-attention:height' &&
+          d.ready
+        )
+          done(d.height);
+      }
+      win.addEventListener('message', listen);
+      timer = setTimeout(done, 8000, fallback);
+      frame.src = src;
+      frame.title = 'measuring the embed';
+      frame.setAttribute('aria-hidden', 'true');
+      frame.tabIndex = -1;
+      // off screen, at the column's width (styles set from JS: CSP-safe)
+      frame.style.position = 'fixed';
+      frame.style.left = '-10000px';
+      frame.style.top = '0';
+      frame.style.width = FRAME_WIDTH + 'px';
+      frame.style.height = '100px';
+      frame.style.border = '0';
+      doc.body.appendChild(frame);
+    });
   }
 
   // Copy to the clipboard; where the browser refuses, show the text to copy by hand.
@@ -430,16 +484,19 @@
         bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
         return;
       }
-      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
-      out =
-        format === 'embed'
-          ? snippet(
-              id,
-              config(),
-              new URL('.', doc.baseURI).href,
-              Math.ceil(box.getBoundingClientRect().height + 28.8),
-            )
-          : text(format, wt, id, batch);
+      if (format === 'embed') {
+        // The frame's height: its content's, measured in a frame of a blog column's width.
+        var base = new URL('.', doc.baseURI).href,
+          draft = snippet(id, config(), base, 0),
+          src = draft.match(/<iframe src="([^"]*)"/)[1].replace(/&amp;/g, '&');
+        bar.querySelector('.msg').textContent = 'Measuring the embed…';
+        return frameHeight(src, doc, 0).then(function (height) {
+          out = snippet(id, config(), base, height || 640);
+          announce({ format: format, stage: id, batch: batch, text: out, height: height });
+          copy(out, bar, button.textContent);
+        });
+      }
+      out = text(format, wt, id, batch);
       announce({ format: format, stage: id, batch: batch, text: out });
       copy(out, bar, button.textContent);
     });
@@ -452,5 +509,7 @@
     snippet: snippet,
     bind: bind,
     markdownCell: markdownText,
+    csvCell: csvText,
+    plain: plain,
   };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
