@@ -9,9 +9,24 @@
   'use strict';
   var doc = document,
     demo = doc.querySelector('causal-attention-demo'),
-    reported = 0;
+    reported = 0,
+    reportedReady = false;
   var OPTIONS = ['stages', 'controls', 'theme', 'caption'],
-    LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
+    LOOK = { font: 'fontFamily', bg: 'backgroundColor', fg: 'color' };
+  // The host's look, checked before it reaches a style: a colour is a hex, a keyword or a colour
+  // function of numbers (no url(), var() or image: nothing is fetched); a font is a list of
+  // family names. Anything else makes the link invalid.
+  var VALID = {
+    bg: /^(#[0-9a-f]{3,8}|[a-z]+|(rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\([-+\w.%,/ ]*\))$/i,
+    font: /^\s*("[^"\\]*"|'[^'\\]*'|[\p{L}\p{N} _-]+)(\s*,\s*("[^"\\]*"|'[^'\\]*'|[\p{L}\p{N} _-]+))*\s*$/u,
+  };
+  VALID.fg = VALID.bg;
+  function look(key, value) {
+    var text = String(value),
+      ok = VALID[key].test(text) && CSS.supports(key === 'font' ? 'font-family' : 'color', text);
+    if (!ok) throw new Error('"' + key + '" is not a ' + (key === 'font' ? 'font name' : 'colour'));
+    return text;
+  }
   doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
   doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
 
@@ -31,6 +46,9 @@
     try {
       state = CausalAttention.hash.parse(location.hash);
       if (!state || state.constructor !== Object) throw new Error('not a JSON object');
+      Object.keys(LOOK).forEach(function (key) {
+        if (Object.prototype.hasOwnProperty.call(state, key)) look(key, state[key]);
+      });
     } catch (e) {
       msg = 'Invalid link (' + e.message + '): showing the book instead.';
       state = {};
@@ -38,10 +56,14 @@
     status.textContent = msg;
     status.hidden = !msg;
     Object.keys(LOOK).forEach(function (key) {
-      // styles set from JS: allowed by a strict CSP
-      doc.body.style[LOOK[key]] =
-        key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
-      styled = styled || key in state;
+      // styles set from JS (allowed by a strict CSP), of values checked above
+      var own = Object.prototype.hasOwnProperty.call(state, key);
+      doc.body.style[LOOK[key]] = own
+        ? String(state[key])
+        : key === 'font'
+          ? 'system-ui,sans-serif'
+          : '';
+      styled = styled || own;
       delete state[key];
     });
     if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
@@ -54,15 +76,21 @@
     demo.setAttribute('config', CausalAttention.json.stringify(state));
   }
 
+  // ready: the widget has rendered (the page's Embed button waits for it to size its snippet).
   function reportHeight() {
-    var height = Math.ceil(doc.documentElement.getBoundingClientRect().height);
-    if (height !== reported && parent !== window) {
+    var height = Math.ceil(doc.documentElement.getBoundingClientRect().height),
+      ready = !!demo.dataset.state;
+    if ((height !== reported || ready !== reportedReady) && parent !== window) {
       reported = height;
-      parent.postMessage({ type: 'causal-attention:height', height: height }, '*');
+      reportedReady = ready;
+      parent.postMessage({ type: 'causal-attention:height', height: height, ready: ready }, '*');
     }
   }
 
   show();
   addEventListener('hashchange', show);
   new ResizeObserver(reportHeight).observe(doc.documentElement);
+  demo.addEventListener('ca-render', function () {
+    requestAnimationFrame(reportHeight); // after its layout
+  });
 })();
