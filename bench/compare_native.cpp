@@ -6,8 +6,8 @@
 // to find the largest difference from PyTorch's). One thread (the core has no other).
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 

@@ -11,6 +11,7 @@ packages=(
   catch2 nlohmann-json3-dev          # native tests (they read the golden files with nlohmann)
   libbenchmark-dev                   # benchmarks
   clang libclang-rt-14-dev           # the asan preset and the libFuzzer targets (fuzz.sh)
+  clang-format                       # the lint step checks the C++ against .clang-format
   emscripten                         # the WebAssembly build (pulls binaryen, clang, lld)
   chromium                           # browser tests, driven by playwright-core
   python3                            # serve.sh's static server

@@ -5,13 +5,14 @@
 // With tests/test_golden.cpp (every stage of every golden file within 1e-6, exact stages to
 // the bit), this file adds for the new stages: which must be bit-identical in full, and the
 // exact number of bit-identical values, so that a change of summation order fails.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <random>
-#include <unistd.h>
-#include <sys/wait.h>
 
 #include "attention.hpp"
 #include "nn.hpp"
@@ -20,11 +21,10 @@
 
 namespace {
 
+// A stage beyond §3.5's program: its part is neither the inputs nor §3.5 (the stage table's).
 bool new_stage(const std::string& id) {
-  for (const char* prefix : {"simple.", "v1.", "v1_from_v2.", "mhaw.", "mha."}) {
-    if (id.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
+  const ca::Part part = ca::find_stage(id)->part;
+  return part != ca::Part::Inputs && part != ca::Part::Sa;
 }
 
 std::vector<nlohmann::json> golden_files() {
@@ -80,8 +80,9 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
       CHECK(std::none_of(w.stages.begin(), w.stages.end(),
                          [](const ca::Stage& s) { return s.id().rfind("mha.", 0) == 0; }));
       const ca::ParsedConfig p = ca::parse_config(golden["config"].dump());
-      CHECK_THROWS_WITH(ca::run_walkthrough(p.config, {"mha.context_vecs"}),
-                        Catch::Contains("MultiHeadAttention needs \"d_out\" divisible by \"num_heads\""));
+      CHECK_THROWS_WITH(
+          ca::run_walkthrough(p.config, {"mha.context_vecs"}),
+          Catch::Contains("MultiHeadAttention needs \"d_out\" divisible by \"num_heads\""));
     }
   }
   std::size_t identical = 0, all = 0;
@@ -89,16 +90,39 @@ TEST_CASE("chapter stages equal PyTorch's goldens", "[chapter][golden]") {
   for (const auto& [id, counts] : per_stage) {
     identical += counts.first;
     all += counts.second;
-    report += "\n  " + id + ": " + std::to_string(counts.first) + " / " + std::to_string(counts.second);
+    report +=
+        "\n  " + id + ": " + std::to_string(counts.first) + " / " + std::to_string(counts.second);
   }
   // Every stage equal in full: sums follow ATen's reduction orders, softmax SLEEF's exp.
-  for (const char* id :
-       {"simple.attn_scores_q", "simple.attn_weights_q_tmp", "simple.attn_scores", "v1.W_query", "v1.W_key", "v1.W_value",
-        "v1.query_q", "v1.keys", "v1.values", "v1.attn_score_qq", "v1.attn_scores_q",
-        "mhaw.W_query", "mhaw.W_key", "mhaw.W_value", "mhaw.b_query", "mhaw.b_key", "mhaw.b_value",
-        "mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value",
-        "mha.out_proj.weight", "mha.out_proj.bias", "mha.queries", "mha.keys", "mha.values",
-        "mha.attn_scores"}) {
+  for (const char* id : {"simple.attn_scores_q",
+                         "simple.attn_weights_q_tmp",
+                         "simple.attn_scores",
+                         "v1.W_query",
+                         "v1.W_key",
+                         "v1.W_value",
+                         "v1.query_q",
+                         "v1.keys",
+                         "v1.values",
+                         "v1.attn_score_qq",
+                         "v1.attn_scores_q",
+                         "mhaw.W_query",
+                         "mhaw.W_key",
+                         "mhaw.W_value",
+                         "mhaw.b_query",
+                         "mhaw.b_key",
+                         "mhaw.b_value",
+                         "mha.W_query",
+                         "mha.W_key",
+                         "mha.W_value",
+                         "mha.b_query",
+                         "mha.b_key",
+                         "mha.b_value",
+                         "mha.out_proj.weight",
+                         "mha.out_proj.bias",
+                         "mha.queries",
+                         "mha.keys",
+                         "mha.values",
+                         "mha.attn_scores"}) {
     INFO(id);
     CHECK(per_stage[id].second > 0);
     CHECK(per_stage[id].first == per_stage[id].second);
@@ -137,9 +161,10 @@ struct Cli {
 };
 Cli cli(const std::string& args) {
   static int calls = 0;
-  const std::string base = "/tmp/ca_chapter_" + std::to_string(::getpid()) + "_" + std::to_string(calls++);
-  const int status =
-      std::system((std::string(CA_CLI) + " " + args + " >" + base + ".out 2>" + base + ".err").c_str());
+  const std::string base =
+      "/tmp/ca_chapter_" + std::to_string(::getpid()) + "_" + std::to_string(calls++);
+  const int status = std::system(
+      (std::string(CA_CLI) + " " + args + " >" + base + ".out 2>" + base + ".err").c_str());
   const auto slurp = [](const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -165,16 +190,19 @@ TEST_CASE("the notebook's sections 3.3, 3.4 and 3.6 at 4 decimals", "[chapter][b
   is("simple.attn_weights_q_naive", weights_q);
   is("simple.attn_weights_q", weights_q);
   is("simple.context_vec_q", {0.4419, 0.6515, 0.5683});
-  is("simple.attn_scores", {0.9995, 0.9544, 0.9422, 0.4753, 0.4576, 0.6310, 0.9544, 1.4950, 1.4754,
-                            0.8434, 0.7070, 1.0865, 0.9422, 1.4754, 1.4570, 0.8296, 0.7154, 1.0605,
-                            0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565, 0.4576, 0.7070, 0.7154,
-                            0.3474, 0.6654, 0.2935, 0.6310, 1.0865, 1.0605, 0.6565, 0.2935, 0.9450});
-  is("simple.attn_weights", {0.2098, 0.2006, 0.1981, 0.1242, 0.1220, 0.1452, 0.1385, 0.2379, 0.2333,
-                             0.1240, 0.1082, 0.1581, 0.1390, 0.2369, 0.2326, 0.1242, 0.1108, 0.1565,
-                             0.1435, 0.2074, 0.2046, 0.1462, 0.1263, 0.1720, 0.1526, 0.1958, 0.1975,
-                             0.1367, 0.1879, 0.1295, 0.1385, 0.2184, 0.2128, 0.1420, 0.0988, 0.1896});
-  is("simple.all_context_vecs", {0.4421, 0.5931, 0.5790, 0.4419, 0.6515, 0.5683, 0.4431, 0.6496, 0.5671,
-                                 0.4304, 0.6298, 0.5510, 0.4671, 0.5910, 0.5266, 0.4177, 0.6503, 0.5645});
+  is("simple.attn_scores",
+     {0.9995, 0.9544, 0.9422, 0.4753, 0.4576, 0.6310, 0.9544, 1.4950, 1.4754,
+      0.8434, 0.7070, 1.0865, 0.9422, 1.4754, 1.4570, 0.8296, 0.7154, 1.0605,
+      0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565, 0.4576, 0.7070, 0.7154,
+      0.3474, 0.6654, 0.2935, 0.6310, 1.0865, 1.0605, 0.6565, 0.2935, 0.9450});
+  is("simple.attn_weights",
+     {0.2098, 0.2006, 0.1981, 0.1242, 0.1220, 0.1452, 0.1385, 0.2379, 0.2333,
+      0.1240, 0.1082, 0.1581, 0.1390, 0.2369, 0.2326, 0.1242, 0.1108, 0.1565,
+      0.1435, 0.2074, 0.2046, 0.1462, 0.1263, 0.1720, 0.1526, 0.1958, 0.1975,
+      0.1367, 0.1879, 0.1295, 0.1385, 0.2184, 0.2128, 0.1420, 0.0988, 0.1896});
+  is("simple.all_context_vecs",
+     {0.4421, 0.5931, 0.5790, 0.4419, 0.6515, 0.5683, 0.4431, 0.6496, 0.5671, 0.4304, 0.6298,
+      0.5510, 0.4671, 0.5910, 0.5266, 0.4177, 0.6503, 0.5645});
   is("v1.query_q", {0.4306, 1.4551});
   CHECK(test::stage(w, "v1.keys").shape == std::vector<int>{6, 2});
   CHECK(test::stage(w, "v1.values").shape == std::vector<int>{6, 2});
@@ -188,11 +216,11 @@ TEST_CASE("the notebook's sections 3.3, 3.4 and 3.6 at 4 decimals", "[chapter][b
   is("v1_from_v2.context_vecs", {-0.0739, 0.0713, -0.0748, 0.0703, -0.0749, 0.0702, -0.0760, 0.0685,
                                  -0.0763, 0.0679, -0.0754, 0.0693});
   is("mhaw.context_vecs",
-     twice({-0.4519, 0.2216, 0.4772, 0.1063, -0.5874, 0.0058, 0.5891, 0.3257, -0.6300, -0.0632, 0.6202,
-            0.3860, -0.5675, -0.0843, 0.5478, 0.3589, -0.5526, -0.0981, 0.5321, 0.3428, -0.5299, -0.1081,
-            0.5077, 0.3493}));
-  is("mha.context_vecs", twice({0.3190, 0.4858, 0.2943, 0.3897, 0.2856, 0.3593, 0.2693, 0.3873, 0.2639,
-                                0.3928, 0.2575, 0.4028}));
+     twice({-0.4519, 0.2216,  0.4772, 0.1063, -0.5874, 0.0058,  0.5891, 0.3257,
+            -0.6300, -0.0632, 0.6202, 0.3860, -0.5675, -0.0843, 0.5478, 0.3589,
+            -0.5526, -0.0981, 0.5321, 0.3428, -0.5299, -0.1081, 0.5077, 0.3493}));
+  is("mha.context_vecs", twice({0.3190, 0.4858, 0.2943, 0.3897, 0.2856, 0.3593, 0.2693, 0.3873,
+                                0.2639, 0.3928, 0.2575, 0.4028}));
   CHECK(test::stage(w, "mha.attn_weights").shape == std::vector<int>{2, 2, 6, 6});
   CHECK(test::stage(w, "mha.queries").shape == std::vector<int>{2, 2, 6, 1});
 }
@@ -200,22 +228,30 @@ TEST_CASE("the notebook's sections 3.3, 3.4 and 3.6 at 4 decimals", "[chapter][b
 TEST_CASE("the CLI prints the new stages like the notebook", "[chapter][cli]") {
   const Cli mha = cli("--stage mha.context_vecs");
   CHECK(mha.code == 0);
-  CHECK(mha.out.find("tensor([[[0.3190, 0.4858],\n         [0.2943, 0.3897],\n         [0.2856, 0.3593],\n"
-                     "         [0.2693, 0.3873],\n         [0.2639, 0.3928],\n         [0.2575, 0.4028]],\n\n"
-                     "        [[0.3190, 0.4858],") != std::string::npos);
-  CHECK(cli("--stage v1.attn_score_qq").out.find("torch.Size([])\n>>> attn_score_qq = query_q.dot(keys[1])\n"
-                                                 "tensor(1.8524)\n") != std::string::npos);
-  CHECK(cli("--query-token 0 --stage simple.attn_scores_q").out.find("query = inputs[0]") != std::string::npos);
-  CHECK(cli("--seed-v1 1 --stage v1.W_query").out.find("torch.manual_seed(1)") != std::string::npos);
-  CHECK(cli("--num-heads 1 --stage mha.queries").out.find("torch.Size([2, 1, 6, 2])") != std::string::npos);
+  CHECK(
+      mha.out.find(
+          "tensor([[[0.3190, 0.4858],\n         [0.2943, 0.3897],\n         [0.2856, 0.3593],\n"
+          "         [0.2693, 0.3873],\n         [0.2639, 0.3928],\n         [0.2575, 0.4028]],\n\n"
+          "        [[0.3190, 0.4858],") != std::string::npos);
+  CHECK(cli("--stage v1.attn_score_qq")
+            .out.find("torch.Size([])\n>>> attn_score_qq = query_q.dot(keys[1])\n"
+                      "tensor(1.8524)\n") != std::string::npos);
+  CHECK(cli("--query-token 0 --stage simple.attn_scores_q").out.find("query = inputs[0]") !=
+        std::string::npos);
+  CHECK(cli("--seed-v1 1 --stage v1.W_query").out.find("torch.manual_seed(1)") !=
+        std::string::npos);
+  CHECK(cli("--num-heads 1 --stage mha.queries").out.find("torch.Size([2, 1, 6, 2])") !=
+        std::string::npos);
   const Cli listed = cli("--list-stages");
   CHECK(listed.out.find("inputs\nsimple.attn_scores_q\n") == 0);
   CHECK(listed.out.find("context_vecs\nmhaw.W_query\n") != std::string::npos);
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"--d-out 3 --stage mha.context_vecs",
-            "MultiHeadAttention needs \"d_out\" divisible by \"num_heads\" (got d_out 3, num_heads 2)"},
+            "MultiHeadAttention needs \"d_out\" divisible by \"num_heads\" (got d_out 3, num_heads "
+            "2)"},
            {"--num-heads 0", "\"num_heads\" must be an integer between 1 and 128 (got 0)"},
-           {"--query-token 6", "\"query_token\" must be between 0 and 5 (one of the 6 tokens; got 6)"},
+           {"--query-token 6",
+            "\"query_token\" must be between 0 and 5 (one of the 6 tokens; got 6)"},
            {"--seed-v1 x", "--seed-v1 expects a number (got \"x\")"},
            {"--preset gpt3", "unknown preset \"gpt3\" (presets: book, gpt2)"}}) {
     INFO(args);
@@ -233,7 +269,8 @@ TEST_CASE("the CLI prints the new stages like the notebook", "[chapter][cli]") {
 
 TEST_CASE("only the parts asked for run, in walkthrough order", "[chapter]") {
   const ca::ParsedConfig p = ca::parse_config("{}");
-  const ca::Walkthrough w = ca::run_walkthrough(p.config, {"mha.context_vecs", "simple.attn_scores"});
+  const ca::Walkthrough w =
+      ca::run_walkthrough(p.config, {"mha.context_vecs", "simple.attn_scores"});
   REQUIRE(w.stages.size() == 2);
   CHECK(w.stages[0].id() == "simple.attn_scores");
   CHECK(w.stages[1].id() == "mha.context_vecs");
@@ -326,10 +363,12 @@ TEST_CASE("MultiHeadAttention with one head and an identity out_proj is CausalAt
   }
 }
 
-TEST_CASE("every head is causal: later tokens never change earlier outputs", "[chapter][properties]") {
+TEST_CASE("every head is causal: later tokens never change earlier outputs",
+          "[chapter][properties]") {
   std::mt19937 pick(3);
   for (int trial = 0; trial < 30; ++trial) {
-    const int T = 2 + pick() % 8, d_in = 1 + pick() % 5, H = 1 + pick() % 4, d_out = H * (1 + pick() % 3);
+    const int T = 2 + pick() % 8, d_in = 1 + pick() % 5, H = 1 + pick() % 4,
+              d_out = H * (1 + pick() % 3);
     const int j = 1 + pick() % (T - 1);  // tokens j.. change
     ca::Tensor x = random_batch(2, T, d_in, trial), x2 = x;
     for (int b = 0; b < 2; ++b)
@@ -379,8 +418,9 @@ TEST_CASE("exercise 3.1: SelfAttention_v1 with v2's weights transposed is contex
 TEST_CASE("MultiHeadAttention refuses num_heads that do not divide d_out, before any draw",
           "[chapter][properties]") {
   ca::Generator g(123);
-  CHECK_THROWS_WITH(ca::MultiHeadAttention(3, 3, 6, 0.0, 2, false, g),
-                    "MultiHeadAttention: d_out must be divisible by num_heads (d_out 3, num_heads 2)");
+  CHECK_THROWS_WITH(
+      ca::MultiHeadAttention(3, 3, 6, 0.0, 2, false, g),
+      "MultiHeadAttention: d_out must be divisible by num_heads (d_out 3, num_heads 2)");
   ca::Generator fresh(123);
   CHECK(g.random() == fresh.random());
 }
@@ -403,9 +443,11 @@ TEST_CASE("exercise 3.3: the gpt2 preset is PyTorch's GPT-2-sized MultiHeadAtten
   const ca::Tensor& bias = test::stage(w, "mha.out_proj.bias");
   const ca::Tensor& out = test::stage(w, "mha.context_vecs");
   REQUIRE(out.shape == (std::vector<int>{2, 1024, 768}));
-  for (std::size_t i = 0; i < 2 * 768; ++i) {  // the first two rows of W_query, last two of out_proj
+  for (std::size_t i = 0; i < 2 * 768;
+       ++i) {  // the first two rows of W_query, last two of out_proj
     CHECK(test::same_bits(wq.data[i], test::golden_value(values("mha.W_query")[i])));
-    CHECK(test::same_bits(proj.data[766 * 768 + i], test::golden_value(values("mha.out_proj.weight")[i])));
+    CHECK(test::same_bits(proj.data[766 * 768 + i],
+                          test::golden_value(values("mha.out_proj.weight")[i])));
   }
   for (std::size_t i = 0; i < 768; ++i)
     CHECK(test::same_bits(bias.data[i], test::golden_value(values("mha.out_proj.bias")[i])));
@@ -422,7 +464,7 @@ TEST_CASE("exercise 3.3: the gpt2 preset is PyTorch's GPT-2-sized MultiHeadAtten
       CHECK(std::abs(double(mine) - double(want)) <= 1e-6 * std::max(1.0, std::abs(double(want))));
     }
   }
-  WARN("gpt2 preset: " << identical << " of " << k << " sampled outputs bit-identical, largest difference "
-                       << worst);
+  WARN("gpt2 preset: " << identical << " of " << k
+                       << " sampled outputs bit-identical, largest difference " << worst);
   CHECK(identical == k);  // every sampled output, softmax (SLEEF's exp) included
 }

@@ -144,7 +144,8 @@ TEST_CASE("avx2::fma rounds once as std::fma does", "[generator]") {
       x = any(), y = any(), z = any();
     } else {  // the generator's uniform_float: 24 bits, times a width, plus a bound
       x = static_cast<float>(rng() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-      z = -std::ldexp(1.0f, -static_cast<int>(rng() % 12)) / (1.0f + static_cast<float>(rng() % 1000));
+      z = -std::ldexp(1.0f, -static_cast<int>(rng() % 12)) /
+          (1.0f + static_cast<float>(rng() % 1000));
       y = -2.0f * z;
     }
     differ += !test::same_bits(ca::avx2::fma(x, y, z), std::fma(x, y, z));

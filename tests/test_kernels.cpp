@@ -76,7 +76,8 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
   CHECK_FALSE(ca::kernels::force_isa(Isa::SIMD128));  // native builds have no WASM path
 #if defined(__x86_64__)
   // SLEEF's AVX2 expf is what PyTorch runs there: the vectorised copy must pass its self-check.
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(ca::kernels::fast_exp());
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    CHECK(ca::kernels::fast_exp());
 #endif
 }
 
@@ -110,7 +111,8 @@ static void check_paths(int m, int n, int k, int seed, std::mt19937& rng) {
     if (tri == Tri::LowerOut) {  // only j <= i is specified
       for (int i = 0; i < m; ++i)
         for (int j = i + 1; j < n; ++j)
-          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] = want[std::size_t(i) * ldc + j];
+          got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] =
+              want[std::size_t(i) * ldc + j];
     }
     CHECK(same(got, want));
     CHECK(same(got_nt, want));
@@ -165,10 +167,14 @@ TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
 TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
   IsaGuard guard;
   // Plain variables, not a structured binding: clang 14 (the asan preset) cannot capture one.
-  const auto shape = GENERATE(table<int, int, int, Tri>({
-      {1024, 1024, 64, Tri::LowerOut}, {1024, 64, 1024, Tri::LowerK}, {1023, 64, 1023, Tri::Full},
-      {257, 768, 768, Tri::Full}, {6, 6, 2, Tri::LowerOut}, {1000, 29, 1000, Tri::LowerK},
-      {1600, 1600, 40, Tri::LowerOut}, {1001, 40, 1001, Tri::LowerK}}));
+  const auto shape = GENERATE(table<int, int, int, Tri>({{1024, 1024, 64, Tri::LowerOut},
+                                                         {1024, 64, 1024, Tri::LowerK},
+                                                         {1023, 64, 1023, Tri::Full},
+                                                         {257, 768, 768, Tri::Full},
+                                                         {6, 6, 2, Tri::LowerOut},
+                                                         {1000, 29, 1000, Tri::LowerK},
+                                                         {1600, 1600, 40, Tri::LowerOut},
+                                                         {1001, 40, 1001, Tri::LowerK}}));
   const int m = std::get<0>(shape), n = std::get<1>(shape), k = std::get<2>(shape);
   const Tri tri = std::get<3>(shape);
   std::mt19937 rng(static_cast<unsigned>(m + n + k));
@@ -208,7 +214,8 @@ TEST_CASE("exp_shifted equals avx2::exp bit for bit", "[kernels]") {
   std::memcpy(&a, &lo, 4);
   std::memcpy(&b, &hi, 4);
   std::vector<float> x;
-  for (std::uint32_t u = 0x80000000u; u <= a; u += 541) x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (std::uint32_t u = 0x80000000u; u <= a; u += 541)
+    x.push_back(0), std::memcpy(&x.back(), &u, 4);
   for (std::uint32_t u = 0; u <= b; u += 541) x.push_back(0), std::memcpy(&x.back(), &u, 4);
   for (float v : {-inf, inf, std::nanf(""), -0.0f, 0.0f, 88.72f, 88.73f, -87.9f, -103.3f, -104.0f})
     x.push_back(v);
@@ -261,8 +268,10 @@ TEST_CASE("causal_softmax_forward equals the masked softmax", "[kernels]") {
 // against the reference kernel on each head copied out contiguously.
 TEST_CASE("gemm on strided heads equals the reference on copied heads", "[kernels]") {
   IsaGuard guard;
-  const auto sizes = GENERATE(table<int, int, int, int>({{2, 7, 3, 5}, {1, 33, 12, 8}, {2, 64, 2, 16}}));
-  const int B = std::get<0>(sizes), T = std::get<1>(sizes), H = std::get<2>(sizes), hd = std::get<3>(sizes);
+  const auto sizes =
+      GENERATE(table<int, int, int, int>({{2, 7, 3, 5}, {1, 33, 12, 8}, {2, 64, 2, 16}}));
+  const int B = std::get<0>(sizes), T = std::get<1>(sizes), H = std::get<2>(sizes),
+            hd = std::get<3>(sizes);
   const int D = H * hd;
   std::mt19937 rng(static_cast<unsigned>(T * H));
   const std::vector<float> q = data(std::size_t(B) * T * D, rng, false),
@@ -271,7 +280,8 @@ TEST_CASE("gemm on strided heads equals the reference on copied heads", "[kernel
   const auto head = [&](const std::vector<float>& x, int b, int h) {  // (T, hd), contiguous
     std::vector<float> out(std::size_t(T) * hd);
     for (int t = 0; t < T; ++t)
-      for (int c = 0; c < hd; ++c) out[std::size_t(t) * hd + c] = x[(std::size_t(b) * T + t) * D + h * hd + c];
+      for (int c = 0; c < hd; ++c)
+        out[std::size_t(t) * hd + c] = x[(std::size_t(b) * T + t) * D + h * hd + c];
     return out;
   };
   for (Isa isa : isas()) {
@@ -282,16 +292,20 @@ TEST_CASE("gemm on strided heads equals the reference on copied heads", "[kernel
       for (int h = 0; h < H; ++h) {
         const std::size_t off = std::size_t(b) * T * D + std::size_t(h) * hd;
         std::vector<float> scores(std::size_t(T) * T, 0.0f), want(std::size_t(T) * T, 0.0f);
-        ca::kernels::gemm_nt(T, T, hd, q.data() + off, D, k.data() + off, D, scores.data(), T, Tri::Full);
+        ca::kernels::gemm_nt(T, T, hd, q.data() + off, D, k.data() + off, D, scores.data(), T,
+                             Tri::Full);
         const std::vector<float> qh = head(q, b, h), kh = head(k, b, h), vh = head(v, b, h);
         std::vector<float> kt(std::size_t(hd) * T);
         for (int t = 0; t < T; ++t)
           for (int c = 0; c < hd; ++c) kt[std::size_t(c) * T + t] = kh[std::size_t(t) * hd + c];
-        ca::kernels::gemm_reference(T, T, hd, qh.data(), hd, kt.data(), T, want.data(), T, Tri::Full);
+        ca::kernels::gemm_reference(T, T, hd, qh.data(), hd, kt.data(), T, want.data(), T,
+                                    Tri::Full);
         CHECK(same(scores, want));
-        ca::kernels::gemm(T, hd, T, scores.data(), T, v.data() + off, D, context.data() + off, D, Tri::LowerK);
+        ca::kernels::gemm(T, hd, T, scores.data(), T, v.data() + off, D, context.data() + off, D,
+                          Tri::LowerK);
         std::vector<float> ctx_want(std::size_t(T) * hd);
-        ca::kernels::gemm_reference(T, hd, T, want.data(), T, vh.data(), hd, ctx_want.data(), hd, Tri::LowerK);
+        ca::kernels::gemm_reference(T, hd, T, want.data(), T, vh.data(), hd, ctx_want.data(), hd,
+                                    Tri::LowerK);
         CHECK(same(head(context, b, h), ctx_want));
       }
     }
@@ -356,7 +370,8 @@ TEST_CASE("CausalAttention's causal path equals the full passes bit for bit", "[
   m.scale = seed % 7 != 0;
   m.rng = seed % 4 == 0 ? ca::DropoutRng::Mkl : ca::DropoutRng::Default;
   ca::Tensor x({B, T, d_in}, data(std::size_t(B) * T * d_in, rng, seed % 6 == 0));
-  if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
+  if (seed % 10 == 1)
+    for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
   INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
                << " p " << m.dropout_p << " train " << m.training);
   check_causal(m, x, 77);
@@ -418,7 +433,8 @@ ca::MultiHeadAttention::Trace mha_reference(const ca::MultiHeadAttention& m, con
   ca::Tensor head({T, hd});
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
-      ca::context_forward(head.matrix(), t.attn_weights.matrix(b * H + h), t.values.matrix(b * H + h));
+      ca::context_forward(head.matrix(), t.attn_weights.matrix(b * H + h),
+                          t.values.matrix(b * H + h));
       for (int i = 0; i < T; ++i)
         for (int c = 0; c < hd; ++c)
           t.context_vec.data[(std::size_t(b) * T + i) * H * hd + h * hd + c] = head.at(i, c);
@@ -446,9 +462,12 @@ void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64
       const ca::MultiHeadAttention::Trace t = m.trace(x, g2);
       CHECK(g2.random() == next);
       const std::pair<const ca::Tensor*, const ca::Tensor*> pairs[] = {
-          {&t.queries, &want.queries},         {&t.keys, &want.keys},
-          {&t.values, &want.values},           {&t.attn_scores, &want.attn_scores},
-          {&t.attn_weights, &want.attn_weights}, {&t.context_vec, &want.context_vec},
+          {&t.queries, &want.queries},
+          {&t.keys, &want.keys},
+          {&t.values, &want.values},
+          {&t.attn_scores, &want.attn_scores},
+          {&t.attn_weights, &want.attn_weights},
+          {&t.context_vec, &want.context_vec},
           {&t.context_vecs, &want.context_vecs}};
       for (const auto& [mine, theirs] : pairs) {
         CHECK(mine->shape == theirs->shape);
@@ -505,7 +524,8 @@ TEST_CASE("MultiHeadAttention's forward and trace equal the full passes bit for 
   m.scale = seed % 7 != 0;
   m.rng = seed % 4 == 0 ? ca::DropoutRng::Mkl : ca::DropoutRng::Default;
   ca::Tensor x({B, T, d_in}, data(std::size_t(B) * T * d_in, rng, seed % 6 == 0));
-  if (seed % 10 == 1) for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
+  if (seed % 10 == 1)
+    for (float& v : x.data) v *= 1e19f;  // scores overflow to +-inf
   INFO("seed " << seed << " B " << B << " T " << T << " d_in " << d_in << " d_out " << d_out
                << " H " << H << " p " << m.dropout_p << " train " << m.training);
   check_mha(m, x, 41);

@@ -1,11 +1,11 @@
 #include "attention.hpp"
 
-#include "kernels.hpp"
-#include "reduce.hpp"
-
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "kernels.hpp"
+#include "reduce.hpp"
 
 namespace ca {
 
@@ -21,9 +21,8 @@ void matmul(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
 
 // out (m, n) = a (m, k) @ b (n, k)^T.
 void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  kernels::gemm_nt(int(out.rows()), int(out.cols()), int(a.cols()), a.data(),
-                   int(a.outerStride()), b.data(), int(b.outerStride()), out.data(),
-                   int(out.outerStride()));
+  kernels::gemm_nt(int(out.rows()), int(out.cols()), int(a.cols()), a.data(), int(a.outerStride()),
+                   b.data(), int(b.outerStride()), out.data(), int(out.outerStride()));
 }
 
 }  // namespace

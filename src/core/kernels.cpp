@@ -1,12 +1,12 @@
 // The reference kernel, gemm_nt's packing and the choice of instruction set.
 #include "kernels.hpp"
 
-#include "avx2_math.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "avx2_math.hpp"
 
 namespace ca::kernels {
 
@@ -22,8 +22,8 @@ void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, i
 void exp_shifted_simd128(float* w, int n, float max);
 #endif
 
-void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                    float* c, int ldc, Tri tri) {
+void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                    int ldc, Tri tri) {
   for (int i = 0; i < m; ++i) {
     const int klim = tri == Tri::LowerK ? std::min(k, i + 1) : k;
     for (int j = 0; j < n; ++j) {
@@ -53,24 +53,33 @@ Isa g_isa = best_isa();
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::SSE2: return "sse2";
-    case Isa::AVX2: return "avx2";
-    case Isa::SIMD128: return "simd128";
-    default: return "reference";
+    case Isa::SSE2:
+      return "sse2";
+    case Isa::AVX2:
+      return "avx2";
+    case Isa::SIMD128:
+      return "simd128";
+    default:
+      return "reference";
   }
 }
 
 bool isa_supported(Isa isa) {
   switch (isa) {
-    case Isa::Reference: return true;
+    case Isa::Reference:
+      return true;
 #if defined(CA_KERNELS_X86)
-    case Isa::SSE2: return true;
-    case Isa::AVX2: return __builtin_cpu_supports("avx2");
+    case Isa::SSE2:
+      return true;
+    case Isa::AVX2:
+      return __builtin_cpu_supports("avx2");
 #endif
 #if defined(__wasm_simd128__)
-    case Isa::SIMD128: return true;
+    case Isa::SIMD128:
+      return true;
 #endif
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -95,13 +104,17 @@ void dispatch(int m, int n, int k, const float* a, int lda, const float* b, int 
   }
   switch (g_isa) {
 #if defined(CA_KERNELS_X86)
-    case Isa::AVX2: return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
-    case Isa::SSE2: return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
+    case Isa::AVX2:
+      return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
+    case Isa::SSE2:
+      return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
 #endif
 #if defined(__wasm_simd128__)
-    case Isa::SIMD128: return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
+    case Isa::SIMD128:
+      return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
 #endif
-    default: break;
+    default:
+      break;
   }
   if (!bt) return gemm_reference(m, n, k, a, lda, b, ldb, c, ldc, tri);
   // B^T (k, n), row-major; the buffer is kept for the next call on this thread.
@@ -114,8 +127,8 @@ void dispatch(int m, int n, int k, const float* a, int lda, const float* b, int 
 
 }  // namespace
 
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-          int ldc, Tri tri) {
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc,
+          Tri tri) {
   dispatch(m, n, k, a, lda, b, ldb, c, ldc, tri, false);
 }
 

@@ -22,8 +22,8 @@ enum class Tri {
 };
 
 // C (m, n) = A (m, k) @ B (k, n).
-void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-          int ldc, Tri tri = Tri::Full);
+void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc,
+          Tri tri = Tri::Full);
 
 // C (m, n) = A (m, k) @ B (n, k)^T: the fast paths pack B's rows straight into their blocks,
 // with no transposed copy. nn.Linear (B = weight) and the scores (B = keys).
@@ -32,8 +32,8 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
 
 // The naive reference (llm.c style): one output at a time, plain loops. The fast paths are
 // tested against it bit for bit.
-void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                    float* c, int ldc, Tri tri = Tri::Full);
+void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                    int ldc, Tri tri = Tri::Full);
 
 // w[j] = exp(w[j] - max) for j < n, the softmax's exponentials, with the bits of PyTorch's
 // (SLEEF's expf, avx2_math.hpp). On CPUs with AVX2 and FMA 8 at a time (exp_avx2.cpp), in

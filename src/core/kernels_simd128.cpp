@@ -19,8 +19,8 @@ struct Simd128 {
 }  // namespace
 
 namespace ca::kernels {
-void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                  float* c, int ldc, Tri tri, bool bt) {
+void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                  int ldc, Tri tri, bool bt) {
   gemm_tiled<Simd128>({m, n, k, a, lda, b, ldb, c, ldc, tri, bt});
 }
 }  // namespace ca::kernels

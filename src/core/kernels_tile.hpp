@@ -2,8 +2,8 @@
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
 // with its own flags. V provides: T, W (floats per vector), NV (the widest tile, in vectors),
 // kInPlace (whether small products skip the packing), zero(), load(p), store(p, x), set1(f),
-// add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here has internal linkage and includes no
-// library header, so no AVX2 instruction can leak into another object through a shared
+// add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here has internal linkage and
+// includes no library header, so no AVX2 instruction can leak into another object through a shared
 // inline function.
 //
 // Each output keeps the reference order: acc = +0, then acc = acc + A(i, l) * B(l, j) for
@@ -42,8 +42,8 @@ inline int min_(int x, int y) { return x < y ? x : y; }
 // reloaded is the same float, so the bits are those of one pass). Only the first `cols`
 // columns are stored (a packed panel's padding computes zeros nobody reads).
 template <class V, int MR, int NV>
-inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb, int le,
-                 bool more, int cols) {
+inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb, int le, bool more,
+                 int cols) {
   using T = typename V::T;
   constexpr int W = V::W;
   float* c = g.c + static_cast<long>(i0) * g.ldc + j0;
@@ -200,15 +200,21 @@ void gemm_blocked(const Args& g) {
           int i = ic;
           for (; i + 4 <= ie; i += 4) {
             if (lower_out && j0 > i + 3) continue;
-            if (pw == 3 * W) tile<V, 4, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else if (pw == 2 * W) tile<V, 4, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else tile<V, 4, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            if (pw == 3 * W)
+              tile<V, 4, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else if (pw == 2 * W)
+              tile<V, 4, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else
+              tile<V, 4, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
           }
           for (; i < ie; ++i) {
             if (lower_out && j0 > i) continue;
-            if (pw == 3 * W) tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else if (pw == 2 * W) tile<V, 1, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else tile<V, 1, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            if (pw == 3 * W)
+              tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else if (pw == 2 * W)
+              tile<V, 1, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            else
+              tile<V, 1, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
           }
         }
       }
@@ -225,7 +231,8 @@ void gemm_tiled(const Args& g) {
     if (!g.bt) return rows<V>(g, 0, g.n);
     float* const b = ca::kernels::pack_buffer(static_cast<long>(g.k) * g.n);  // B (k, n)
     for (int j = 0; j < g.n; ++j)
-      for (int l = 0; l < g.k; ++l) b[static_cast<long>(l) * g.n + j] = g.b[static_cast<long>(j) * g.ldb + l];
+      for (int l = 0; l < g.k; ++l)
+        b[static_cast<long>(l) * g.n + j] = g.b[static_cast<long>(j) * g.ldb + l];
     Args h = g;
     h.b = b;
     h.ldb = g.n;

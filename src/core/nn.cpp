@@ -35,8 +35,8 @@ Tensor fold_rows(const Tensor& x, const MatrixIn& w_t, const float* bias, const 
                  const char* what) {
   const int k = int(w_t.cols()), n = int(w_t.rows());
   if (x.cols() != k) {
-    throw std::invalid_argument(std::string(who) + ": input has " + decimal(x.cols()) + " " +
-                                what + ", expected " + decimal(k));
+    throw std::invalid_argument(std::string(who) + ": input has " + decimal(x.cols()) + " " + what +
+                                ", expected " + decimal(k));
   }
   std::vector<int> shape = x.shape;
   shape.back() = n;
@@ -162,10 +162,10 @@ bool all_finite(const float* x, int T, int hd, int ld) {
 // Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
 // every draw is made, in order, masked cells included. Without it one (T, T) at a time,
 // unless `trace` asks for the (B, H, T, T) scores (masked with -inf) or weights, whole.
-void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
-                  const Tensor& values, int H, float divisor, double p, bool training,
-                  Generator& gen, DropoutRng rng, AttentionScratch& s,
-                  MultiHeadAttention::Trace* trace = nullptr, TraceKeep keep = {}) {
+void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, const Tensor& values,
+                  int H, float divisor, double p, bool training, Generator& gen, DropoutRng rng,
+                  AttentionScratch& s, MultiHeadAttention::Trace* trace = nullptr,
+                  TraceKeep keep = {}) {
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
   const bool keep_scores = trace && keep.scores, keep_weights = trace && keep.weights;
@@ -181,7 +181,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys,
   s.full_rows.resize(whole ? BH * T : T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
   unsigned char* const full_rows = s.full_rows.data();
-  const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };  // head h of batch b
+  const auto at = [&](std::size_t bh) {
+    return (bh / H) * T * D + (bh % H) * hd;
+  };  // head h of batch b
   const auto attend = [&](std::size_t bh, float* w, unsigned char* full) {
     float* scores = keep_scores ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
     kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
@@ -255,14 +257,14 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
   check_dropout(dropout_p);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Tensor context({B, T, d_out});
-  causal_heads(context, queries, keys, values, 1, score_divisor(d_out, scale), dropout_p,
-               training, gen, rng, scratch);
+  causal_heads(context, queries, keys, values, 1, score_divisor(d_out, scale), dropout_p, training,
+               gen, rng, scratch);
   return context;
 }
 
 MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(int d_in, int d_out, int context_length,
-                                                     double dropout, int num_heads,
-                                                     bool qkv_bias, Generator& gen) {
+                                                     double dropout, int num_heads, bool qkv_bias,
+                                                     Generator& gen) {
   heads.reserve(num_heads);
   for (int h = 0; h < num_heads; ++h)  // nn.ModuleList([...]): head 0 draws first
     heads.emplace_back(d_in, d_out, context_length, dropout, qkv_bias, gen);
@@ -337,13 +339,13 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   check_input(x, context_length);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Tensor context(queries.shape);
-  causal_heads(context, queries, keys, values, num_heads, score_divisor(head_dim, scale),
-               dropout_p, training, gen, rng, scratch);
+  causal_heads(context, queries, keys, values, num_heads, score_divisor(head_dim, scale), dropout_p,
+               training, gen, rng, scratch);
   return out_proj(context);
 }
 
 MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen,
-                                                   TraceKeep keep) const {
+                                                    TraceKeep keep) const {
   check_input(x, context_length);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Trace t;

@@ -1,5 +1,6 @@
 // The book's modules: nn.Linear with PyTorch's initialisation, nn.Dropout, SelfAttention_v1,
-// SelfAttention_v2, CausalAttention, MultiHeadAttentionWrapper and MultiHeadAttention. Constructors draw from the generator in PyTorch's order.
+// SelfAttention_v2, CausalAttention, MultiHeadAttentionWrapper and MultiHeadAttention. Constructors
+// draw from the generator in PyTorch's order.
 #pragma once
 
 #include <optional>
@@ -83,8 +84,8 @@ struct CausalAttention {
 struct MultiHeadAttentionWrapper {
   std::vector<CausalAttention> heads;
 
-  MultiHeadAttentionWrapper(int d_in, int d_out, int context_length, double dropout,
-                            int num_heads, bool qkv_bias, Generator& gen);
+  MultiHeadAttentionWrapper(int d_in, int d_out, int context_length, double dropout, int num_heads,
+                            bool qkv_bias, Generator& gen);
   // x (B, T, d_in) -> (B, T, H * d_out): torch.cat([head(x) for head in heads], dim=-1),
   // the heads' dropout draws in head order.
   Tensor forward(const Tensor& x, Generator& gen) const;

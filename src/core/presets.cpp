@@ -33,8 +33,8 @@ const std::vector<Preset>& presets() {
       // Exercise 3.3: the smallest GPT-2's attention, 12 heads of 64 over 768 features and a
       // context of 1024 tokens. Its (2, 12, 1024, 1024) weights are 100 MB each: only
       // MultiHeadAttention runs unless other stages are asked for.
-      {"gpt2", "Exercise 3.3: MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12) on randn inputs",
-       gpt2,
+      {"gpt2",
+       "Exercise 3.3: MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12) on randn inputs", gpt2,
        "mha.W_query,mha.W_key,mha.W_value,mha.out_proj.weight,mha.out_proj.bias,mha.context_vecs"},
   };
   return table;

@@ -9,8 +9,8 @@
 #include "avx2_math.hpp"
 #include "nn.hpp"
 #include "reduce.hpp"
-#include "stages.hpp"
 #include "stage_code.hpp"
+#include "stages.hpp"
 
 namespace ca {
 namespace {
@@ -78,25 +78,16 @@ bool is_bias_stage(const std::string& id) {
 
 namespace {
 
-// The parts of the program that run on demand: each needs only the inputs, which are computed
-// before any of them (Inputs, the part of that stage alone, always runs).
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Count };
-
-Part part_of(const std::string& id) {
-  if (id == "inputs") return Part::Inputs;
-  if (id.rfind("simple.", 0) == 0) return Part::Simple;
-  if (id.rfind("v1.", 0) == 0 || id.rfind("v1_from_v2.", 0) == 0) return Part::V1;
-  if (id.rfind("mhaw.", 0) == 0) return Part::Wrapper;
-  if (id.rfind("mha.", 0) == 0) return Part::Mha;
-  return Part::Sa;
-}
+// The part of a known stage, from the table.
+Part part_of(const std::string& id) { return find_stage(id)->part; }
 
 // A (1, n) view of a vector, for the matrix kernels.
 Tensor as_row(const Tensor& v) { return Tensor({1, static_cast<int>(v.numel())}, v.data); }
 
 Tensor row_of(const Tensor& m, int r) {
-  return Tensor({m.cols()}, std::vector<float>(m.data.begin() + static_cast<std::size_t>(r) * m.cols(),
-                                               m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
+  return Tensor({m.cols()},
+                std::vector<float>(m.data.begin() + static_cast<std::size_t>(r) * m.cols(),
+                                   m.data.begin() + static_cast<std::size_t>(r + 1) * m.cols()));
 }
 
 // tensor.sum() of a vector, in ATen's order.
@@ -171,7 +162,8 @@ void v1_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   scores_q.shape = {T};
   const Tensor& attn_scores_q = out.add("v1.attn_scores_q", std::move(scores_q));
   Tensor weights_q({1, T});
-  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), score_divisor(d_out, c.scale));
+  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(),
+                  score_divisor(d_out, c.scale));
   weights_q.shape = {T};
   const Tensor& attn_weights_q = out.add("v1.attn_weights_q", std::move(weights_q));
   Tensor context_q({1, d_out});
@@ -259,7 +251,8 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
 void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
   const int d_in = inputs.cols(), d_out = c.d_out, H = c.num_heads;
   gen.manual_seed(c.seed_class);
-  MultiHeadAttentionWrapper mhaw(d_in, d_out, c.context_length, c.class_dropout, H, c.qkv_bias, gen);
+  MultiHeadAttentionWrapper mhaw(d_in, d_out, c.context_length, c.class_dropout, H, c.qkv_bias,
+                                 gen);
   for (CausalAttention& head : mhaw.heads) {
     head.training = c.train;
     head.scale = c.scale;
@@ -330,7 +323,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
-  bool parts[static_cast<int>(Part::Count)];
+  bool parts[kParts];
   std::fill(std::begin(parts), std::end(parts), wanted.empty());
   for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
   Walkthrough w{resolve(config), {}};

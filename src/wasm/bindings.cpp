@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-
 #include "config.hpp"
 #include "config_json.hpp"
-#include "presets.hpp"
 #include "json.hpp"
+#include "presets.hpp"
+#include "settings.hpp"
 #include "stages.hpp"
 #include "text.hpp"
 #include "walkthrough.hpp"
@@ -62,7 +62,7 @@ class Reader {
         return fail(cat("is nested too deeply: a configuration has at most ", kMaxDepth,
                         " levels (is the object cyclic?)"));
       }
-      if (v.instanceof(val::global("Float64Array"))) return numbers(v, out);
+      if (v.instanceof (val::global("Float64Array"))) return numbers(v, out);
       return v.isArray() ? array(v, depth, out) : object(v, depth, out);
     }  // else null: undefined, symbols and functions too
     return true;
@@ -88,8 +88,8 @@ class Reader {
     if (n > kMaxItems) return fail(too_many(n, what));
     values_ += n;
     if (values_ > kMaxValues) {
-      return fail(cat("makes the configuration hold more than ", kMaxValues,
-                      " array elements and keys"));
+      return fail(
+          cat("makes the configuration hold more than ", kMaxValues, " array elements and keys"));
     }
     return true;
   }
@@ -98,8 +98,8 @@ class Reader {
     const std::size_t units = v["length"].as<std::size_t>();
     if (units > kMaxStringBytes - string_bytes_ ||
         (out = v.as<std::string>()).size() > kMaxStringBytes - string_bytes_) {
-      return fail(cat("makes the configuration's strings longer than ", kMaxStringBytes,
-                      " bytes in all"));
+      return fail(
+          cat("makes the configuration's strings longer than ", kMaxStringBytes, " bytes in all"));
     }
     string_bytes_ += out.size();
     return true;
@@ -151,7 +151,8 @@ class Reader {
   }
 };
 
-// `exact`: a seed, returned as a BigInt when a double cannot hold it (beyond 2^53).
+// `exact`: a seed (or a setting's range or default), returned as a BigInt when a double cannot
+// hold it (beyond 2^53).
 val to_js(const Value& v, bool exact = false) {
   switch (v.kind) {
     case Value::Kind::Bool:
@@ -170,7 +171,11 @@ val to_js(const Value& v, bool exact = false) {
     }
     case Value::Kind::Object: {
       val o = val::object();
-      for (const auto& [key, item] : v.members) o.set(key, to_js(item, key.rfind("seed", 0) == 0));
+      for (const auto& [key, item] : v.members) {
+        const bool exact =
+            key.rfind("seed", 0) == 0 || key == "min" || key == "max" || key == "default";
+        o.set(key, to_js(item, exact));
+      }
       return o;
     }
     case Value::Kind::Null:
@@ -245,7 +250,9 @@ val run(const val& config, const val& options) {
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
       if (p == nullptr) {
-        result.set("error", "unknown preset " + (v.kind == Value::Kind::String ? ca::json::quote(v.text) : std::string("(not a string)")));
+        result.set("error", "unknown preset " + (v.kind == Value::Kind::String
+                                                     ? ca::json::quote(v.text)
+                                                     : std::string("(not a string)")));
         return result;
       }
       if (doc.kind == Value::Kind::Null) doc.kind = Value::Kind::Object;
@@ -280,7 +287,7 @@ val run(const val& config, const val& options) {
   }
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
   static StagesToJs& to_js_stage = *new StagesToJs;  // never destroyed: no exit-time code
-  val stages = val::array();  // run_walkthrough kept only the wanted stages
+  val stages = val::array();                         // run_walkthrough kept only the wanted stages
   for (std::size_t i = 0; i < w.stages.size(); ++i) stages.set(i, to_js_stage.stage(w.stages[i]));
   result.set("config", to_js(ca::config_to_value(w.config)));
   result.set("stages", stages);
@@ -294,8 +301,14 @@ val stage_ids() {
   return ids;
 }
 
+// One of the core's tables as JS objects (one copy of the document's destructor for all).
+val table(ca::json::Value (*document)()) { return to_js(document()); }
+
 // {sections, stages, limits, defaults}: every fact about each stage, from the core's table.
-val stage_table() { return to_js(ca::stage_table_json()); }
+val stage_table() { return table(ca::stage_table_json); }
+
+// {settings: [{key, type, min, max, default, derived, choices, group, label, help}]}.
+val settings() { return table(ca::settings_json); }
 
 // The row labels of n tokens when none are given: the book's words, then x7, x8, ...
 val default_tokens(int n) {
@@ -321,7 +334,6 @@ val presets() {
     out.set(i++, item);
   }
   return out;
-
 }
 
 // The limits of Reader, for web/lib/api.js's copy of the caller's object.
@@ -351,6 +363,7 @@ EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);
+  emscripten::function("settings", &settings);
   emscripten::function("defaultTokens", &default_tokens);
   emscripten::function("readerLimits", &reader_limits);
   emscripten::function("tooManyElements", &too_many_elements);
