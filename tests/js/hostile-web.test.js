@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { loadApi, web } = require('./support');
-const { serve, launch, watchedPage, ready, widgetsReady } = require('./browser');
+const { serveWith, launch, watchedPage, ready, widgetsReady } = require('./browser');
 
 const CA = require(path.join(web, 'causal-attention.js'));
 const BOOK_T = 6;
@@ -110,8 +110,9 @@ test('the main-thread budget counts the heads, the context length and every grow
 });
 
 let server, browser;
+const files = {}; // pages served beside build/web
 test.before(async () => {
-  server = await serve(web);
+  server = await serveWith(web, files);
   browser = await launch();
 });
 test.after(async () => {
@@ -272,6 +273,28 @@ test('in a 640 or 700 px blog column at 20 px Georgia, every widget stage fits o
       fullPage: true,
     });
   }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("docs/embed/markdown.md's iframe is as tall as its content in a 700 px column", async () => {
+  const doc = fs.readFileSync(path.join(__dirname, '../../docs/embed/markdown.md'), 'utf8');
+  const iframe = doc.match(/<iframe src="https:\/\/example\.org\/causal-attention\/([^"]+)"[^>]*>/);
+  const height = +iframe[0].match(/height="(\d+)"/)[1];
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  files['post.html'] =
+    `<!doctype html><html lang="en"><head><title>Post</title><link rel="icon" href="data:,"></head>` +
+    '<body><main style="width:700px">' +
+    iframe[0].replace(/https:\/\/example\.org\/causal-attention\//, server.url) +
+    '</iframe></main></body></html>';
+  await page.goto(server.url + 'post.html');
+  await page.frameLocator('iframe').locator('causal-attention-demo[data-state=ready]').waitFor();
+  const content = await page.evaluate(() =>
+    Math.ceil(document.querySelector('iframe').contentDocument.documentElement.scrollHeight),
+  );
+  console.log(`docs/embed/markdown.md: iframe ${height} px, content ${content} px`);
+  assert.ok(content > 300, content);
+  assert.ok(Math.abs(content - height) <= 2, `content ${content} px, iframe height="${height}"`);
   assert.deepEqual(problems, []);
   await page.close();
 });
