@@ -21,60 +21,51 @@
       0.18 * H * L * L
     );
   }
-  // {T, d_in, d_out, num_heads, context_length} of a configuration, the book's where a key is
-  // absent; null when a size is not a number (the core names that problem).
-  function sizes(config) {
-    var inputs = config.inputs,
-      own = function (k, d) {
-        return Object.prototype.hasOwnProperty.call(config, k) && config[k] !== undefined
-          ? config[k]
-          : d;
+  // [T, d_in, d_out, num_heads, context_length] of a configuration (own keys), the book's where
+  // a key is absent; null when a size is not a number (the core names that problem).
+  var NAMES = ['T', 'd_in', 'd_out', 'num_heads', 'context_length'];
+  function sizes(c) {
+    var x = c.inputs,
+      get = function (k, d) {
+        return Object.prototype.hasOwnProperty.call(c, k) && c[k] !== undefined ? c[k] : d;
       },
-      s = { T: 6, d_in: 3, d_out: own('d_out', 2), num_heads: own('num_heads', 2) };
-    if (Array.isArray(inputs)) {
-      s.T = inputs.length;
-      s.d_in = Array.isArray(inputs[0]) ? inputs[0].length : 0;
-    } else if (inputs && Array.isArray(inputs.randn)) {
-      s.T = inputs.randn[0];
-      s.d_in = inputs.randn[1];
-    }
-    s.context_length = own('context_length', 0) || s.T; // 0 or absent: T
-    return Object.keys(s).every(function (k) {
-      return typeof s[k] === 'number' && isFinite(s[k]);
+      T = Array.isArray(x) ? x.length : x && Array.isArray(x.randn) ? x.randn[0] : 6,
+      s = [
+        T,
+        Array.isArray(x) ? (Array.isArray(x[0]) ? x[0].length : 0) : x && x.randn ? x.randn[1] : 3,
+        get('d_out', 2),
+        get('num_heads', 2),
+        get('context_length', 0) || T, // 0 or absent: T
+      ];
+    return s.every(function (v) {
+      return typeof v === 'number' && isFinite(v);
     })
       ? s
       : null;
   }
   /** The work units of a configuration (0 when a size is not a number). */
   function work(config) {
-    var s = config && typeof config === 'object' ? sizes(config) : null;
-    return s ? units(s.T, s.d_in, s.d_out, s.num_heads, s.context_length) : 0;
+    var s = config && typeof config === 'object' && sizes(config);
+    return s ? units.apply(null, s) : 0;
   }
 
   var budget = {
     maxWork: 1.15e8,
     work: work,
     /** '' when the configuration is quick enough for the main thread (factor times the budget:
-     *  for a Worker), else why not. */
+     *  for a Worker), else why not: the sizes (num_heads and context_length where given). */
     check: function (config, factor) {
-      var w = work(config);
+      var w = work(config),
+        s = w && sizes(config);
       if (!w || w <= budget.maxWork * (factor || 1)) return '';
-      var s = sizes(config),
-        named = ['num_heads', 'context_length'].filter(function (k) {
-          return Object.prototype.hasOwnProperty.call(config, k) && config[k];
-        });
       return (
-        'T = ' +
-        s.T +
-        ', d_in = ' +
-        s.d_in +
-        ', d_out = ' +
-        s.d_out +
-        named
+        NAMES.filter(function (k, i) {
+          return i < 3 || config[k];
+        })
           .map(function (k) {
-            return ', ' + k + ' = ' + s[k];
+            return k + ' = ' + s[NAMES.indexOf(k)];
           })
-          .join('') +
+          .join(', ') +
         ' would keep the page busy for about ' +
         Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
         ' s (it computes sizes that take up to about 1 s, ' +

@@ -28,20 +28,11 @@
     return rows;
   }
   // Text in every export, by one rule: each control character (C0, DEL, C1: CR, LF and TAB
-  // too) becomes a space, and what XML cannot hold (U+FFFE, U+FFFF, a lone surrogate) U+FFFD.
-  // The SVG stays well-formed XML and the CSV carries no raw control byte.
+  // too) and U+FFFE, U+FFFF (which XML cannot hold) become a space. The SVG stays well-formed
+  // XML, the CSV carries no raw control byte. (The core refuses lone surrogates.)
   function plain(text) {
-    return (
-      String(text)
-        // eslint-disable-next-line no-control-regex -- the rule is about control characters
-        .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-        .replace(
-          /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(^|[^\ud800-\udbff])[\udc00-\udfff]/g,
-          function (m, before) {
-            return (before || '') + '\ufffd';
-          },
-        )
-    );
+    // eslint-disable-next-line no-control-regex -- the rule is about control characters
+    return String(text).replace(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/g, ' ');
   }
   // A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
   // controls as everywhere (plain), and every ASCII punctuation character gets a backslash. No
@@ -353,13 +344,13 @@
 
   /** The HTML that embeds stage `id` with configuration `config` (its non-default keys):
    *  the element, and an iframe for sites that allow no scripts, `height` px tall (its
-   *  content's height, measured by frameHeight). `base` is the URL of the directory holding
-   *  causal-attention.js and embed.html. The frame's link is written like the page's
-   *  (hash.js), JSON where the page's hash.js is absent. */
+   *  content's, measured by frameHeight). `base` is the URL of the directory holding
+   *  causal-attention.js and embed.html; the frame's link is written like the page's (hash.js). */
+  function frameSrc(id, config, base) {
+    return base + 'embed.html#' + CA.hash.stringify(Object.assign({ stages: id }, config));
+  }
   function snippet(id, config, base, height) {
-    var json = CA.json.stringify(config),
-      state = Object.assign({ stages: id }, config),
-      hash = CA.hash ? CA.hash.stringify(state) : encodeURIComponent(CA.json.stringify(state));
+    var json = CA.json.stringify(config);
     return (
       '<script src="' +
       attr(base + 'causal-attention.js') +
@@ -371,24 +362,22 @@
       '></causal-attention-demo>\n' +
       '<!-- Or, where scripts are not allowed: -->\n' +
       '<iframe src="' +
-      attr(base + 'embed.html#' + hash) +
+      attr(frameSrc(id, config, base)) +
       '" title="' +
       attr('Causal attention: ' + id) +
       '" width="100%" height="' +
-      (height || 640) +
+      height +
       '" style="border:0" loading="lazy"></iframe>'
     );
   }
 
-  /** The height of embed.html#hash's content in a frame `width` px wide, as the frame reports
-   *  it once its widget is ready (embed.js; also from file://, where the frame's document is
-   *  out of reach); `fallback` after 8 s. */
-  var FRAME_WIDTH = 700; // a blog's column
-  function frameHeight(src, doc, fallback) {
+  /** The height of the content of embed.html at `src` in a 700 px frame (a blog's column), as
+   *  embed.js reports it once its widget is ready (a message: also from file://); 640 after 8 s. */
+  function frameHeight(src, doc) {
     return new Promise(function (resolve) {
       var win = doc.defaultView,
         frame = doc.createElement('iframe'),
-        timer;
+        timer = setTimeout(done, 8000, 640);
       function done(height) {
         win.removeEventListener('message', listen);
         clearTimeout(timer);
@@ -397,27 +386,15 @@
       }
       function listen(e) {
         var d = e.data;
-        if (
-          e.source === frame.contentWindow &&
-          d &&
-          d.type === 'causal-attention:height' &&
-          d.ready
-        )
-          done(d.height);
+        if (e.source === frame.contentWindow && d && d.ready) done(d.height);
       }
       win.addEventListener('message', listen);
-      timer = setTimeout(done, 8000, fallback);
       frame.src = src;
-      frame.title = 'measuring the embed';
-      frame.setAttribute('aria-hidden', 'true');
+      frame.title = 'measuring';
       frame.tabIndex = -1;
-      // off screen, at the column's width (styles set from JS: CSP-safe)
-      frame.style.position = 'fixed';
-      frame.style.left = '-10000px';
-      frame.style.top = '0';
-      frame.style.width = FRAME_WIDTH + 'px';
-      frame.style.height = '100px';
-      frame.style.border = '0';
+      frame.setAttribute('aria-hidden', 'true');
+      // off screen (CSSOM, allowed by a strict CSP)
+      frame.style.cssText = 'position:fixed;left:-1e4px;width:700px;border:0';
       doc.body.appendChild(frame);
     });
   }
@@ -485,13 +462,10 @@
         return;
       }
       if (format === 'embed') {
-        // The frame's height: its content's, measured in a frame of a blog column's width.
-        var base = new URL('.', doc.baseURI).href,
-          draft = snippet(id, config(), base, 0),
-          src = draft.match(/<iframe src="([^"]*)"/)[1].replace(/&amp;/g, '&');
-        bar.querySelector('.msg').textContent = 'Measuring the embed…';
-        return frameHeight(src, doc, 0).then(function (height) {
-          out = snippet(id, config(), base, height || 640);
+        var base = new URL('.', doc.baseURI).href;
+        bar.querySelector('.msg').textContent = 'Measuring…';
+        return frameHeight(frameSrc(id, config(), base), doc).then(function (height) {
+          out = snippet(id, config(), base, height);
           announce({ format: format, stage: id, batch: batch, text: out, height: height });
           copy(out, bar, button.textContent);
         });
