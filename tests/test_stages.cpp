@@ -2,6 +2,7 @@
 // what the CLI exports: every id in order, sections that exist, axes that match the shapes.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -108,6 +109,14 @@ TEST_CASE("the CLI prints the table with --list-stages --format json", "[stages]
     const nlohmann::json& j = doc["stages"][i];
     CHECK(j["id"] == s.id);
     CHECK(j["section"] == s.section);
+    CHECK(j["part"] == ca::to_string(s.part));
+    const std::vector<ca::Operand> ops = ca::operands(s);
+    REQUIRE(j["operands"].size() == ops.size());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      CHECK(j["operands"][k]["id"] == std::string(ops[k].id));
+      CHECK(j["operands"][k]["axis"] == ops[k].axis);
+      CHECK(j["operands"][k]["index"] == (ops[k].index ? std::string(1, ops[k].index) : ""));
+    }
     CHECK(j["code"] == s.code);
     CHECK(j["rows"] == s.rows);
     CHECK(j["cols"] == s.cols);
@@ -121,4 +130,86 @@ TEST_CASE("the CLI prints the table with --list-stages --format json", "[stages]
   CHECK(doc["limits"]["max_tokens"] == ca::kMaxTokens);
   CHECK(doc["limits"]["max_shown"] == 32);
   CHECK(doc["defaults"]["randn_seed"] == 123);
+  const nlohmann::json& dropped = doc["stages"][41];
+  CHECK(dropped["id"] == "attn_weights_dropped");
+  CHECK(dropped["part"] == "sa");
+  CHECK(dropped["operands"] == nlohmann::json::parse(
+                                   R"([{"id": "attn_weights_causal", "axis": "row", "index": "i"},
+                                       {"id": "dropout_example", "axis": "row", "index": "i"}])"));
+}
+
+TEST_CASE("each stage's part computes it: asked for alone, it comes back with the full run's bits",
+          "[stages]") {
+  const ca::Config c = ca::parse_config(R"({"qkv_bias": true})").config;
+  const ca::Walkthrough all = ca::run_walkthrough(c);
+  for (const ca::StageInfo& s : ca::stage_table()) {
+    INFO(s.id);
+    const ca::Walkthrough one = ca::run_walkthrough(c, {s.id});
+    REQUIRE(one.stages.size() == 1);  // a wrong part runs another part: the stage is missing
+    const ca::Tensor &a = one.stages[0].tensor, &b = test::stage(all, s.id);
+    REQUIRE(a.shape == b.shape);
+    for (std::size_t k = 0; k < a.numel(); ++k) REQUIRE(test::same_bits(a.data[k], b.data[k]));
+  }
+}
+
+TEST_CASE("parts run in table order, one part per section", "[stages]") {
+  std::map<std::string, ca::Part> of_section;
+  ca::Part last = ca::Part::Inputs;
+  for (const ca::StageInfo& s : ca::stage_table()) {
+    INFO(s.id);
+    CHECK(s.part >= last);  // walkthrough.cpp runs the parts in this order
+    last = s.part;
+    if (s.part == ca::Part::Inputs) continue;  // "inputs" opens §3.3.1 but runs on its own
+    const auto [it, added] = of_section.emplace(s.section, s.part);
+    CHECK(it->second == s.part);
+  }
+  const auto part = [](const char* id) {
+    return std::string(ca::to_string(ca::find_stage(id)->part));
+  };
+  CHECK(part("inputs") == "inputs");
+  CHECK(part("simple.context_vec_q") == "simple");
+  CHECK(part("v1_from_v2.context_vecs") == "v1");
+  CHECK(part("batch") == "sa");
+  CHECK(part("mhaw.context_vecs") == "wrapper");
+  CHECK(part("mha.out_proj.bias") == "mha");
+}
+
+TEST_CASE(
+    "every operand is an earlier stage, and a row or column of it matches the axis it indexes",
+    "[stages]") {
+  std::size_t sliced = 0, whole = 0;
+  for (const ca::StageInfo& s : ca::stage_table()) {
+    for (const ca::Operand& o : ca::operands(s)) {
+      INFO(s.id << " reads " << o.id);
+      const ca::StageInfo* read = ca::find_stage(o.id);
+      REQUIRE(read != nullptr);
+      CHECK(read < &s);
+      if (*o.axis == '\0') {
+        CHECK(o.index == 0);
+        ++whole;
+        continue;
+      }
+      ++sliced;
+      REQUIRE((o.index == 'i' || o.index == 'j'));
+      // Element [i, j] of s: i runs over its rows, j over its columns. Row i of the operand
+      // has the operand's columns, so the operand's rows are what i or j counts.
+      const std::string counted = o.index == 'i' ? s.rows : s.cols;
+      CHECK((o.axis == std::string("row") ? read->rows : read->cols) == counted);
+      CHECK(s.rows + std::string(s.cols) != "");  // a 2-D stage
+    }
+  }
+  CHECK(sliced == 30);
+  CHECK(whole == 55);
+  const std::vector<ca::Operand> scores = ca::operands(*ca::find_stage("attn_scores"));
+  REQUIRE(scores.size() == 2);
+  CHECK(scores[0].id == "queries");
+  CHECK(scores[0].axis == std::string("row"));
+  CHECK(scores[0].index == 'i');
+  CHECK(scores[1].id == "keys");
+  CHECK(scores[1].index == 'j');
+  const std::vector<ca::Operand> context = ca::operands(*ca::find_stage("context_vec"));
+  CHECK(context[1].id == "values");
+  CHECK(context[1].axis == std::string("col"));
+  CHECK(context[1].index == 'j');
+  CHECK(ca::operands(*ca::find_stage("W_query")).empty());
 }

@@ -14,7 +14,7 @@ export interface RandnInputs {
 /** A torch.manual_seed argument in [-2^63, 2^64-1]; a bigint keeps seeds above 2^53 exact. */
 export type Seed = number | bigint;
 
-/** Every key is optional; the defaults are the book's (see docs/walkthrough.md). */
+/** Every key is optional; the defaults are the book's (see docs/cli.md). */
 export interface Config {
   /** T×d_in embeddings (default: the book's 6×3; rows may be typed arrays), or random ones. */
   inputs?: Array<number[] | ArrayLike<number>> | RandnInputs;
@@ -60,6 +60,9 @@ export interface ResolvedConfig {
   inputs: number[][] | { randn: [number, number]; seed: ResolvedSeed };
   tokens: string[];
   d_out: number;
+  query_token: number;
+  seed_v1: ResolvedSeed;
+  num_heads: number;
   qkv_bias: boolean;
   scale: boolean;
   seed_weights: ResolvedSeed;
@@ -94,12 +97,27 @@ export interface Walkthrough {
 /** What a stage's numbers are; the page picks its colours and drawings from it. */
 export type StageKind = 'values' | 'weights' | 'scores' | 'probabilities' | 'mask';
 
+/** The part of the program that computes a stage: asking for a stage runs its part only. */
+export type Part = 'inputs' | 'simple' | 'v1' | 'sa' | 'wrapper' | 'mha';
+
+/** A stage that another reads: element [i, j] reads its row (`axis` 'row') or column ('col')
+ *  number i or j (`index`); both '' when it is read whole (or in a way no row or column says:
+ *  3-D and 4-D stages, the query token's row, a bias). */
+export interface Operand {
+  id: StageId;
+  axis: 'row' | 'col' | '';
+  index: 'i' | 'j' | '';
+}
+
 /** Every fact about a stage, from the core's one table (also `causal-attention --list-stages
  *  --format json`). */
 export interface StageInfo {
-  id: string;
+  id: StageId;
   /** The id of its section (see `sections`). */
   section: string;
+  part: Part;
+  /** The stages it reads, all earlier in walkthrough order. */
+  operands: Operand[];
   title: string;
   /** The PyTorch line, `{name}` standing for a configuration value. */
   code: string;
@@ -138,6 +156,39 @@ export interface Limits {
   max_token_length: number;
   /** Rows and columns a table shows; bigger stages are drawn as a heatmap. */
   max_shown: number;
+}
+
+/** How a setting's value is read: `inputs` (Config['inputs']), `strings` (one per token),
+ *  `integer`, `seed` and `probability` (numbers within min..max), `boolean`, `choice` (one of
+ *  `choices`). */
+export type SettingType =
+  | 'inputs'
+  | 'strings'
+  | 'integer'
+  | 'seed'
+  | 'probability'
+  | 'boolean'
+  | 'choice';
+
+/** One configuration key, from the core's settings table (also `causal-attention
+ *  --list-settings --format json`). */
+export interface Setting {
+  key: keyof Config;
+  type: SettingType;
+  /** The accepted range, both ends included (integer, seed, probability; else null); a seed's
+   *  ends are bigints. query_token and context_length are also bounded by T. */
+  min: number | bigint | null;
+  max: number | bigint | null;
+  /** The book's value, resolved (query_token 1, context_length 6, the six tokens). */
+  default: ResolvedConfig[keyof ResolvedConfig];
+  /** The default follows the inputs (query_token, context_length, tokens). */
+  derived: boolean;
+  /** A choice's options: the value and a label that starts with it. */
+  choices: { value: string; label: string }[];
+  /** The heading the page's form puts it under. */
+  group: string;
+  label: string;
+  help: string;
 }
 
 /** A named configuration of the core's table ('book', 'gpt2': exercise 3.3). */
@@ -189,6 +240,8 @@ export interface Api {
   readonly limits: Limits;
   /** What a control shows before the reader picks a value. */
   readonly defaults: { randn_seed: number };
+  /** Every configuration key in the order of ResolvedConfig: type, range, default, label. */
+  readonly settings: readonly Setting[];
   /** The row labels of n tokens when none are given. */
   defaultTokens(n: number): string[];
   /** Runs the walkthrough. Throws an Error with the CLI's message for an invalid config, and

@@ -16,6 +16,7 @@
 #include "json.hpp"
 #include "output.hpp"
 #include "presets.hpp"
+#include "settings.hpp"
 #include "stages.hpp"
 #include "text.hpp"
 #include "walkthrough.hpp"
@@ -91,6 +92,27 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
   return out;
 }
 
+// --list-settings as text: a line per key, then its help indented.
+void print_settings(std::ostream& out) {
+  const ca::json::Value table = ca::settings_json();
+  for (const ca::json::Value& s : table.members[0].second.items) {
+    const auto field = [&s](const char* key) -> const ca::json::Value& {
+      for (const auto& [k, v] : s.members)
+        if (k == key) return v;
+      throw std::logic_error(key);
+    };
+    std::string line = field("key").text + "  " + field("type").text;
+    if (field("min").kind != ca::json::Value::Kind::Null)
+      line += " " + ca::json::write(field("min")) + ".." + ca::json::write(field("max"));
+    for (const ca::json::Value& c : field("choices").items)
+      line += (&c == &field("choices").items[0] ? " " : "|") + c.members[0].second.text;
+    std::string value = ca::json::write(field("default"));
+    if (value.size() > 40) value = value.substr(0, 37) + "...";
+    line += "  default " + value + (field("derived").boolean ? " (from the inputs)" : "");
+    out << line << "\n    " << field("help").text << "\n";
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
@@ -100,30 +122,33 @@ int run(int argc, char** argv) {
   std::string config_path, preset_name;
   std::map<std::string, std::string> numbers;  // config key -> flag text
   std::optional<std::string> rng;
-  bool qkv_bias = false, no_scale = false, eval = false, list = false;
+  bool qkv_bias = false, no_scale = false, eval = false, list = false, list_settings = false;
   std::vector<std::string> stages;
   std::string format = "torch";
 
-  app.add_option("--config", config_path,
-                 "JSON configuration file (- for stdin); see docs/walkthrough.md");
+  app.add_option("--config", config_path, "JSON configuration file (- for stdin); see docs/cli.md");
   std::string preset_names;
   for (const ca::Preset& p : ca::presets())
     preset_names += (preset_names.empty() ? "" : ", ") + std::string(p.name);
   app.add_option("--preset", preset_name,
                  "a named configuration (" + preset_names + "); --config and flags override it");
-  const std::pair<const char*, const char*> number_flags[] = {
-      {"--seed-weights", "seed_weights"},   {"--seed-dropout", "seed_dropout"},
-      {"--seed-class", "seed_class"},       {"--d-out", "d_out"},
-      {"--query-token", "query_token"},     {"--seed-v1", "seed_v1"},
-      {"--num-heads", "num_heads"},         {"--dropout", "dropout"},
-      {"--class-dropout", "class_dropout"}, {"--context-length", "context_length"}};
-  for (const auto& [flag, key] : number_flags) {
+  // A flag per number setting of the table: --d-out for "d_out", with the table's help.
+  std::vector<std::pair<std::string, const ca::SettingInfo*>> number_flags;
+  for (const ca::SettingInfo& s : ca::kSettings) {
+    if (s.type != ca::SettingType::Integer && s.type != ca::SettingType::Seed &&
+        s.type != ca::SettingType::Probability)
+      continue;
+    std::string flag = std::string("--") + s.key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    number_flags.emplace_back(flag, &s);
+  }
+  for (const auto& [flag, s] : number_flags) {
     app.add_option_function<std::string>(
            flag,
-           [&numbers, flag = std::string(flag), key = std::string(key)](const std::string& v) {
+           [&numbers, flag = flag, key = std::string(s->key)](const std::string& v) {
              numbers[key] = number_literal(flag, v);
            },
-           "sets \"" + std::string(key) + "\"")
+           s->help)
         ->allow_extra_args(false);
   }
   app.add_option_function<std::string>(
@@ -138,6 +163,9 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"torch", "json", "csv", "markdown"}));
   app.add_flag("--list-stages", list,
                "print every stage id and exit; with --format json, every fact about each stage");
+  app.add_flag("--list-settings", list_settings,
+               "print every configuration key, its range, default and help, and exit; with "
+               "--format json, as a table");
 
   try {
     app.parse(argc, argv);
@@ -145,6 +173,13 @@ int run(int argc, char** argv) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
+  }
+  if (list_settings) {
+    if (format == "json")
+      std::cout << ca::json::write(ca::settings_json()) << "\n";
+    else
+      print_settings(std::cout);
+    return 0;
   }
   if (list) {
     if (format == "json") {

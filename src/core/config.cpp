@@ -110,6 +110,8 @@ Config resolve(Config c) {
   return c;
 }
 
-const char* to_string(DropoutRng rng) { return rng == DropoutRng::Mkl ? "mkl" : "default"; }
+std::string to_string(DropoutRng rng) {
+  return std::string(choice(setting("rng"), static_cast<std::size_t>(rng)).value);
+}
 
 }  // namespace ca

@@ -1,4 +1,5 @@
-// The walkthrough's configuration. Every default is the book's and lives here only.
+// The walkthrough's configuration. Every default is the book's and lives in settings.hpp's
+// table only; the limits are there too.
 #pragma once
 
 #include <cstdint>
@@ -7,17 +8,10 @@
 #include <vector>
 
 #include "generator.hpp"
+#include "settings.hpp"
 #include "tensor.hpp"
 
 namespace ca {
-
-// Sizes beyond these are refused as absurd for a teaching demo (memory grows as T^2).
-constexpr int kMaxTokens = 1024;
-constexpr int kMaxDim = 1024;
-constexpr std::size_t kMaxTokenLength = 100;
-constexpr int kMaxHeads = 128;
-// MultiHeadAttentionWrapper's output is (2, T, num_heads * d_out): kept to what a page can hold.
-constexpr int kMaxWrapperWidth = 16384;
 
 // `{"randn": [T, D], "seed": S}`: torch.manual_seed(S); torch.randn(T, D).
 struct RandnInputs {
@@ -26,24 +20,34 @@ struct RandnInputs {
   std::uint64_t seed = 123;
 };
 
+// Every default is the settings table's, copied at compile time (kDefault).
 struct Config {
   Tensor inputs = book_inputs();     // (T, d_in), ignored when `randn` is set
   std::optional<RandnInputs> randn;  // inputs drawn by torch.randn instead
   std::vector<std::string> tokens;   // T row labels; empty: default_tokens(T)
-  int d_out = 2;
-  int query_token = -1;         // §3.3/§3.4's query x^(q+1); -1: 1 ("journey"), or 0 if T = 1
-  std::uint64_t seed_v1 = 123;  // seeds SelfAttention_v1's torch.rand weights (§3.4)
-  int num_heads = 2;            // heads of §3.6's two multi-head modules
-  bool qkv_bias = false;
-  bool scale = true;                 // divide scores by sqrt(d_k) before softmax
-  std::uint64_t seed_weights = 789;  // seeds SelfAttention_v2's three nn.Linear
-  std::uint64_t seed_dropout = 123;  // torch.manual_seed before each dropout stage
-  double dropout = 0.5;              // p of the dropout demo
-  std::uint64_t seed_class = 123;    // seeds CausalAttention
-  double class_dropout = 0.0;        // CausalAttention's own dropout
-  int context_length = 0;            // CausalAttention's mask size; 0: the number of tokens
-  DropoutRng rng = DropoutRng::Default;
-  bool train = true;
+  int d_out = kDefault<int, setting_index("d_out")>;
+  // §3.3/§3.4's query x^(q+1); -1: 1 ("journey"), or 0 if T = 1
+  int query_token = kDefault<int, setting_index("query_token")>;
+  // seeds SelfAttention_v1's torch.rand weights (§3.4)
+  std::uint64_t seed_v1 = kDefault<std::uint64_t, setting_index("seed_v1")>;
+  // heads of §3.6's two multi-head modules
+  int num_heads = kDefault<int, setting_index("num_heads")>;
+  bool qkv_bias = kDefault<bool, setting_index("qkv_bias")>;
+  // divide scores by sqrt(d_k) before softmax
+  bool scale = kDefault<bool, setting_index("scale")>;
+  // seeds SelfAttention_v2's three nn.Linear
+  std::uint64_t seed_weights = kDefault<std::uint64_t, setting_index("seed_weights")>;
+  // torch.manual_seed before each dropout stage
+  std::uint64_t seed_dropout = kDefault<std::uint64_t, setting_index("seed_dropout")>;
+  double dropout = kDefault<double, setting_index("dropout")>;  // p of the dropout demo
+  // seeds CausalAttention
+  std::uint64_t seed_class = kDefault<std::uint64_t, setting_index("seed_class")>;
+  // CausalAttention's own dropout
+  double class_dropout = kDefault<double, setting_index("class_dropout")>;
+  // CausalAttention's mask size; 0: the number of tokens
+  int context_length = kDefault<int, setting_index("context_length")>;
+  DropoutRng rng = kDefault<DropoutRng, setting_index("rng")>;
+  bool train = kDefault<bool, setting_index("train")>;
 
   // "Your journey starts with one step", 3-d embeddings.
   static Tensor book_inputs();
@@ -64,6 +68,7 @@ std::string mha_error(const Config& config);
 // Precondition: validate(config) is "".
 Config resolve(Config config);
 
-const char* to_string(DropoutRng rng);
+// The rng setting's value: "default" or "mkl".
+std::string to_string(DropoutRng rng);
 
 }  // namespace ca

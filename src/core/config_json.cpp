@@ -1,5 +1,6 @@
 #include "config_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -154,23 +155,33 @@ std::string read_tokens(const Value& v, Config& c) {
   return "";
 }
 
+// The option's index in the setting's table, as DropoutRng numbers them.
 std::string read_rng(const Value& v, Config& c) {
-  if (v.kind == Kind::String && v.text == "default")
-    c.rng = DropoutRng::Default;
-  else if (v.kind == Kind::String && v.text == "mkl")
-    c.rng = DropoutRng::Mkl;
-  else
-    return "\"rng\" must be \"default\" or \"mkl\"";
-  return "";
+  const SettingInfo& rng = setting("rng");
+  std::string expected;
+  for (std::size_t i = 0; !choice(rng, i).value.empty(); ++i) {
+    if (v.kind == Kind::String && v.text == choice(rng, i).value) {
+      c.rng = static_cast<DropoutRng>(i);
+      return "";
+    }
+    expected += cat({i ? " or \"" : "\"", choice(rng, i).value, "\""});
+  }
+  return "\"rng\" must be " + expected;
+}
+
+// An integer setting within the table's range.
+std::string read_int(const Value& v, const std::string& key, int& out) {
+  const SettingInfo& s = setting(key);
+  return read_int(v, key, static_cast<int>(s.min), static_cast<int>(s.max), out);
 }
 
 std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "inputs") return read_inputs(v, c);
   if (key == "tokens") return read_tokens(v, c);
-  if (key == "d_out") return read_int(v, key, 1, kMaxDim, c.d_out);
-  if (key == "query_token") return read_int(v, key, 0, kMaxTokens - 1, c.query_token);
+  if (key == "d_out") return read_int(v, key, c.d_out);
+  if (key == "query_token") return read_int(v, key, c.query_token);
   if (key == "seed_v1") return read_seed(v, key, c.seed_v1);
-  if (key == "num_heads") return read_int(v, key, 1, kMaxHeads, c.num_heads);
+  if (key == "num_heads") return read_int(v, key, c.num_heads);
   if (key == "qkv_bias") return read_bool(v, key, c.qkv_bias);
   if (key == "scale") return read_bool(v, key, c.scale);
   if (key == "seed_weights") return read_seed(v, key, c.seed_weights);
@@ -178,7 +189,7 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
   if (key == "dropout") return read_double(v, key, c.dropout);
   if (key == "seed_class") return read_seed(v, key, c.seed_class);
   if (key == "class_dropout") return read_double(v, key, c.class_dropout);
-  if (key == "context_length") return read_int(v, key, 1, kMaxTokens, c.context_length);
+  if (key == "context_length") return read_int(v, key, c.context_length);
   if (key == "rng") return read_rng(v, c);
   if (key == "train") return read_bool(v, key, c.train);
   std::string known;
@@ -191,7 +202,7 @@ std::string read_key(const std::string& key, const Value& v, Config& c) {
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k;
-    for (const auto& m : config_to_value(resolve(Config{})).members) k.push_back(m.first);
+    for (const SettingInfo& s : kSettings) k.push_back(s.key);
     return k;
   }();
   return keys;

@@ -1,4 +1,4 @@
-// The configuration as JSON: the keys of docs/walkthrough.md, shared by the CLI and the JS API
+// The configuration as JSON: the keys of docs/cli.md, shared by the CLI and the JS API
 // so that both accept the same text and reject it with the same message.
 #pragma once
 

@@ -1,11 +1,14 @@
 #include "stages.hpp"
 
+#include <algorithm>
+
 #include "config.hpp"
 
 namespace ca {
 namespace {
 
 using K = StageKind;
+using P = Part;
 
 constexpr const char* kWeights =
     "nn.Linear fills it with uniform random numbers in ±1/√d_in after the seed; row r makes "
@@ -14,92 +17,104 @@ constexpr const char* kBias = "The bias of that nn.Linear, added after the produ
 constexpr const char* kClassWeights =
     "The class draws its own nn.Linear weights after its own seed.";
 
-// Fields: id, section, title, code, rows, cols, kind, causal, dropout, bias, note.
+// Fields: id, section, part, operands, title, code, rows, cols, kind, causal, dropout, bias, note.
 const std::vector<StageInfo> kStages = {
-    {"inputs", "simple-one", "Input embeddings", "{inputs}", "tok", "in", K::Values, false, "",
-     false, "One row per token: the embedding vector every attention layer of the chapter reads."},
+    {"inputs", "simple-one", P::Inputs, "", "Input embeddings", "{inputs}", "tok", "in", K::Values,
+     false, "", false,
+     "One row per token: the embedding vector every attention layer of the chapter reads."},
     // §3.3.1
-    {"simple.attn_scores_q", "simple-one", "Attention scores of the query token",
+    {"simple.attn_scores_q", "simple-one", P::Simple, "inputs",
+     "Attention scores of the query token",
      "query = inputs[{q}]; attn_scores_q = torch.empty(inputs.shape[0]); "
      "for i, x_i in enumerate(inputs): attn_scores_q[i] = torch.dot(x_i, query)",
      "", "tok", K::Scores, false, "", false,
      "The query token's embedding dotted with every embedding, itself included: large when two "
      "vectors point the same way."},
-    {"simple.attn_weights_q_tmp", "simple-one", "Scores divided by their sum",
-     "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()", "", "tok", K::Values, false, "",
-     false,
+    {"simple.attn_weights_q_tmp", "simple-one", P::Simple, "simple.attn_scores_q",
+     "Scores divided by their sum", "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()", "",
+     "tok", K::Values, false, "", false,
      "The plainest normalisation: the weights sum to 1, but a negative score would give a "
      "negative weight."},
-    {"simple.attn_weights_q_naive", "simple-one", "Naive softmax",
+    {"simple.attn_weights_q_naive", "simple-one", P::Simple, "simple.attn_scores_q",
+     "Naive softmax",
      "attn_weights_q_naive = torch.exp(attn_scores_q) / torch.exp(attn_scores_q).sum(dim=0)", "",
      "tok", K::Probabilities, false, "", false,
      "exp makes every weight positive before dividing by the sum. Large scores overflow to inf "
      "here: the book's version subtracts nothing first."},
-    {"simple.attn_weights_q", "simple-one", "Softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q, dim=0)", "", "tok", K::Probabilities, false, "",
-     false,
+    {"simple.attn_weights_q", "simple-one", P::Simple, "simple.attn_scores_q",
+     "Softmax of the scores", "attn_weights_q = torch.softmax(attn_scores_q, dim=0)", "", "tok",
+     K::Probabilities, false, "", false,
      "PyTorch's softmax subtracts the largest score before exp: the same weights, without "
      "overflow."},
-    {"simple.context_vec_q", "simple-one", "Context vector of the query token",
+    {"simple.context_vec_q", "simple-one", P::Simple, "simple.attn_weights_q inputs",
+     "Context vector of the query token",
      "context_vec_q = torch.zeros(query.shape); "
      "for i, x_i in enumerate(inputs): context_vec_q += attn_weights_q[i] * x_i",
      "", "in", K::Values, false, "", false,
      "Every embedding scaled by its weight and added up, token by token: the query token's "
      "new vector."},
     // §3.3.2
-    {"simple.attn_scores", "simple-all", "Attention scores of every token",
-     "attn_scores = inputs @ inputs.T", "tok", "tok", K::Scores, false, "", false,
+    {"simple.attn_scores", "simple-all", P::Simple, "inputs[i] inputs[j]",
+     "Attention scores of every token", "attn_scores = inputs @ inputs.T", "tok", "tok", K::Scores,
+     false, "", false,
      "Every pair at once: row i holds token i's dot products with all tokens; the query "
      "token's row is the vector above."},
-    {"simple.attn_weights", "simple-all", "Attention weights of every token",
-     "attn_weights = torch.softmax(attn_scores, dim=-1)", "tok", "tok", K::Probabilities, false, "",
-     false, "A softmax along each row: every row sums to 1."},
-    {"simple.all_context_vecs", "simple-all", "Context vectors of every token",
-     "all_context_vecs = attn_weights @ inputs", "tok", "in", K::Values, false, "", false,
+    {"simple.attn_weights", "simple-all", P::Simple, "simple.attn_scores[i]",
+     "Attention weights of every token", "attn_weights = torch.softmax(attn_scores, dim=-1)", "tok",
+     "tok", K::Probabilities, false, "", false, "A softmax along each row: every row sums to 1."},
+    {"simple.all_context_vecs", "simple-all", P::Simple, "simple.attn_weights[i] inputs[:,j]",
+     "Context vectors of every token", "all_context_vecs = attn_weights @ inputs", "tok", "in",
+     K::Values, false, "", false,
      "One matrix product does the weighted sums of all rows; the query token's row equals the "
      "loop's result."},
     // §3.4.1
-    {"v1.W_query", "v1-steps", "Query weights (d_in × d_out)",
+    {"v1.W_query", "v1-steps", P::V1, "", "Query weights (d_in × d_out)",
      "torch.manual_seed({seed_v1}); "
      "W_query = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)",
      "in", "out", K::Weights, false, "", false,
      "torch.rand: uniform in [0, 1) after the seed. Stored d_in × d_out and used as x @ W, "
      "the transpose of nn.Linear's layout."},
-    {"v1.W_key", "v1-steps", "Key weights (d_in × d_out)",
+    {"v1.W_key", "v1-steps", P::V1, "", "Key weights (d_in × d_out)",
      "W_key = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
      K::Weights, false, "", false, "Drawn right after the query weights, from the same stream."},
-    {"v1.W_value", "v1-steps", "Value weights (d_in × d_out)",
+    {"v1.W_value", "v1-steps", P::V1, "", "Value weights (d_in × d_out)",
      "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
      K::Weights, false, "", false, "Drawn last of the three."},
-    {"v1.query_q", "v1-steps", "Query of the query token", "query_q = inputs[{q}] @ W_query", "",
-     "out", K::Values, false, "", false,
+    {"v1.query_q", "v1-steps", P::V1, "inputs v1.W_query", "Query of the query token",
+     "query_q = inputs[{q}] @ W_query", "", "out", K::Values, false, "", false,
      "The query token's embedding projected to d_out features: what it looks for."},
-    {"v1.keys", "v1-steps", "Keys", "keys = inputs @ W_key", "tok", "out", K::Values, false, "",
-     false, "Every token's key: what it offers to be matched against."},
-    {"v1.values", "v1-steps", "Values", "values = inputs @ W_value", "tok", "out", K::Values, false,
-     "", false, "Every token's value: what it hands over when attended to."},
-    {"v1.attn_score_qq", "v1-steps", "The query's score against its own key",
-     "attn_score_qq = query_q.dot(keys[{q}])", "", "", K::Scores, false, "", false,
+    {"v1.keys", "v1-steps", P::V1, "inputs[i] v1.W_key[:,j]", "Keys", "keys = inputs @ W_key",
+     "tok", "out", K::Values, false, "", false,
+     "Every token's key: what it offers to be matched against."},
+    {"v1.values", "v1-steps", P::V1, "inputs[i] v1.W_value[:,j]", "Values",
+     "values = inputs @ W_value", "tok", "out", K::Values, false, "", false,
+     "Every token's value: what it hands over when attended to."},
+    {"v1.attn_score_qq", "v1-steps", P::V1, "v1.query_q v1.keys",
+     "The query's score against its own key", "attn_score_qq = query_q.dot(keys[{q}])", "", "",
+     K::Scores, false, "", false,
      "One number, a 0-dimensional tensor: the query token's query dotted with its own key."},
-    {"v1.attn_scores_q", "v1-steps", "Scores of the query against every key",
-     "attn_scores_q = query_q @ keys.T", "", "tok", K::Scores, false, "", false,
+    {"v1.attn_scores_q", "v1-steps", P::V1, "v1.query_q v1.keys",
+     "Scores of the query against every key", "attn_scores_q = query_q @ keys.T", "", "tok",
+     K::Scores, false, "", false,
      "The same dot product against every key; the entry of the query token is the number "
      "above."},
-    {"v1.attn_weights_q", "v1-steps", "Scaled softmax of the scores",
+    {"v1.attn_weights_q", "v1-steps", P::V1, "v1.attn_scores_q", "Scaled softmax of the scores",
      "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)", "", "tok", K::Probabilities,
      false, "", false,
      "Scores divided by √d_k before the softmax, so that wide keys do not make it too peaked."},
-    {"v1.context_vec_q", "v1-steps", "Context vector of the query token",
-     "context_vec_q = attn_weights_q @ values", "", "out", K::Values, false, "", false,
+    {"v1.context_vec_q", "v1-steps", P::V1, "v1.attn_weights_q v1.values",
+     "Context vector of the query token", "context_vec_q = attn_weights_q @ values", "", "out",
+     K::Values, false, "", false,
      "The values mixed by the weights: d_out numbers, no longer d_in."},
     // §3.4.2
-    {"v1.context_vecs", "v1-class", "Context vectors of SelfAttention_v1",
+    {"v1.context_vecs", "v1-class", P::V1, "inputs v1.W_query v1.W_key v1.W_value",
+     "Context vectors of SelfAttention_v1",
      "torch.manual_seed({seed_v1}); sa_v1 = SelfAttention_v1({d_in}, {d_out}); "
      "sa_v1(inputs){unscaled}",
      "tok", "out", K::Values, false, "", false,
      "The class re-seeded draws the same three weights: its row of the query token is the "
      "vector above."},
-    {"v1_from_v2.context_vecs", "v1-class",
+    {"v1_from_v2.context_vecs", "v1-class", P::V1, "inputs",
      "SelfAttention_v1 with SelfAttention_v2's weights (exercise 3.1)",
      "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2({d_in}, {d_out}{ca_bias}); "
      "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T); "
@@ -108,176 +123,189 @@ const std::vector<StageInfo> kStages = {
      "tok", "out", K::Values, false, "", false,
      "nn.Linear stores its weight transposed: given sa_v2's weights transposed, sa_v1 computes "
      "sa_v2's context_vec bit for bit (without qkv_bias)."},
-    {"W_query", "s1", "Query weights of SelfAttention_v2",
+    {"W_query", "s1", P::Sa, "", "Query weights of SelfAttention_v2",
      "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2(d_in={d_in}, d_out={d_out}, "
      "qkv_bias={qkv_bias}); sa_v2.W_query.weight",
      "out", "in", K::Weights, false, "", false, kWeights},
-    {"W_key", "s1", "Key weights of SelfAttention_v2", "sa_v2.W_key.weight", "out", "in",
+    {"W_key", "s1", P::Sa, "", "Key weights of SelfAttention_v2", "sa_v2.W_key.weight", "out", "in",
      K::Weights, false, "", false, kWeights},
-    {"W_value", "s1", "Value weights of SelfAttention_v2", "sa_v2.W_value.weight", "out", "in",
-     K::Weights, false, "", false, kWeights},
-    {"b_query", "s1", "Query bias of SelfAttention_v2", "sa_v2.W_query.bias", "bias", "out",
+    {"W_value", "s1", P::Sa, "", "Value weights of SelfAttention_v2", "sa_v2.W_value.weight", "out",
+     "in", K::Weights, false, "", false, kWeights},
+    {"b_query", "s1", P::Sa, "", "Query bias of SelfAttention_v2", "sa_v2.W_query.bias", "bias",
+     "out", K::Weights, false, "", true, kBias},
+    {"b_key", "s1", P::Sa, "", "Key bias of SelfAttention_v2", "sa_v2.W_key.bias", "bias", "out",
      K::Weights, false, "", true, kBias},
-    {"b_key", "s1", "Key bias of SelfAttention_v2", "sa_v2.W_key.bias", "bias", "out", K::Weights,
-     false, "", true, kBias},
-    {"b_value", "s1", "Value bias of SelfAttention_v2", "sa_v2.W_value.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
-    {"queries", "s1", "Queries", "queries = sa_v2.W_query(inputs)", "tok", "out", K::Values, false,
-     "", false, "Each token’s question: its embedding multiplied by the query weights."},
-    {"keys", "s1", "Keys", "keys = sa_v2.W_key(inputs)", "tok", "out", K::Values, false, "", false,
+    {"b_value", "s1", P::Sa, "", "Value bias of SelfAttention_v2", "sa_v2.W_value.bias", "bias",
+     "out", K::Weights, false, "", true, kBias},
+    {"queries", "s1", P::Sa, "inputs[i] W_query[j] b_query", "Queries",
+     "queries = sa_v2.W_query(inputs)", "tok", "out", K::Values, false, "", false,
+     "Each token’s question: its embedding multiplied by the query weights."},
+    {"keys", "s1", P::Sa, "inputs[i] W_key[j] b_key", "Keys", "keys = sa_v2.W_key(inputs)", "tok",
+     "out", K::Values, false, "", false,
      "What each token offers to be matched against: embedding times key weights."},
-    {"values", "s1", "Values", "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false, "",
-     false, "The content each token hands over once it is attended to."},
-    {"attn_scores", "s1", "Attention scores", "attn_scores = queries @ keys.T", "tok", "tok",
-     K::Scores, false, "", false,
+    {"values", "s1", P::Sa, "inputs[i] W_value[j] b_value", "Values",
+     "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false, "", false,
+     "The content each token hands over once it is attended to."},
+    {"attn_scores", "s1", P::Sa, "queries[i] keys[j]", "Attention scores",
+     "attn_scores = queries @ keys.T", "tok", "tok", K::Scores, false, "", false,
      "Row i, column j: how well the query of token i matches the key of token j (a dot "
      "product)."},
-    {"attn_weights", "s1", "Attention weights",
+    {"attn_weights", "s1", P::Sa, "attn_scores[i]", "Attention weights",
      "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)", "tok", "tok", K::Probabilities,
      false, "", false,
      "Softmax of each scaled row of scores: positive weights that sum to 1, future tokens "
      "included."},
-    {"context_vec", "s1", "Context vectors of SelfAttention_v2",
-     "context_vec = attn_weights @ values", "tok", "out", K::Values, false, "", false,
+    {"context_vec", "s1", P::Sa, "attn_weights[i] values[:,j]",
+     "Context vectors of SelfAttention_v2", "context_vec = attn_weights @ values", "tok", "out",
+     K::Values, false, "", false,
      "Each token’s new vector: all values mixed by its row of weights."},
-    {"mask_simple", "s2", "Simple mask (lower triangle of ones)",
+    {"mask_simple", "s2", P::Sa, "", "Simple mask (lower triangle of ones)",
      "mask_simple = torch.tril(torch.ones({T}, {T}))", "tok", "tok", K::Mask, true, "", false,
      "Lower triangle of ones: a token may look at itself and earlier tokens, never later ones."},
-    {"masked_simple", "s2", "Weights times the simple mask",
-     "masked_simple = attn_weights * mask_simple", "tok", "tok", K::Probabilities, true, "", false,
+    {"masked_simple", "s2", P::Sa, "attn_weights[i] mask_simple[i]",
+     "Weights times the simple mask", "masked_simple = attn_weights * mask_simple", "tok", "tok",
+     K::Probabilities, true, "", false,
      "Multiplying by the mask zeroes the weights on later tokens. The rows no longer sum to 1."},
-    {"row_sums", "s2", "Row sums of the masked weights",
+    {"row_sums", "s2", P::Sa, "masked_simple[i]", "Row sums of the masked weights",
      "row_sums = masked_simple.sum(dim=-1, keepdim=True)", "tok", "sum", K::Values, false, "",
      false, "What is left of each row after masking: the first row keeps only its own weight."},
-    {"masked_simple_norm", "s2", "Renormalised masked weights",
-     "masked_simple_norm = masked_simple / row_sums", "tok", "tok", K::Probabilities, true, "",
-     false,
+    {"masked_simple_norm", "s2", P::Sa, "masked_simple[i] row_sums[i]",
+     "Renormalised masked weights", "masked_simple_norm = masked_simple / row_sums", "tok", "tok",
+     K::Probabilities, true, "", false,
      "Dividing each row by its sum makes it a distribution again over the visible tokens only."},
-    {"mask", "s3", "Efficient mask (ones above the diagonal)",
+    {"mask", "s3", P::Sa, "", "Efficient mask (ones above the diagonal)",
      "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "", false,
      "The opposite mask: ones mark the future cells to hide (strictly above the diagonal)."},
-    {"masked", "s3", "Scores masked with -inf",
+    {"masked", "s3", P::Sa, "attn_scores[i] mask[i]", "Scores masked with -inf",
      "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)", "tok", "tok", K::Scores, true, "",
      false,
      "Future scores become −∞ before the softmax; e to the −∞ is 0, so they get no weight at "
      "all."},
-    {"attn_weights_causal", "s3", "Causal attention weights",
+    {"attn_weights_causal", "s3", P::Sa, "masked[i]", "Causal attention weights",
      "attn_weights = torch.softmax(masked{scaled}, dim=-1)", "tok", "tok", K::Probabilities, true,
      "", false,
      "One softmax over the masked scores gives the same weights as the mask-then-renormalise "
      "route, in one step."},
-    {"dropout_example", "s4", "Dropout applied to a matrix of ones",
+    {"dropout_example", "s4", P::Sa, "", "Dropout applied to a matrix of ones",
      "torch.manual_seed({seed_dropout}); dropout = torch.nn.Dropout({dropout}){eval}; "
      "dropout(torch.ones({T}, {T}))",
      "tok", "tok", K::Mask, false, "dropout_example", false,
      "Dropout on a matrix of ones shows its random pattern: each cell is zeroed with probability "
      "p, survivors are scaled by 1/(1−p)."},
-    {"attn_weights_dropped", "s4", "Dropout applied to the causal weights",
+    {"attn_weights_dropped", "s4", P::Sa, "attn_weights_causal[i] dropout_example[i]",
+     "Dropout applied to the causal weights",
      "torch.manual_seed({seed_dropout}); dropout(attn_weights)", "tok", "tok", K::Probabilities,
      true, "dropout_example", false,
      "The same seed gives the same pattern on the causal weights: dropped weights become 0, kept "
      "ones are scaled up."},
-    {"batch", "s5", "A batch of two inputs", "batch = torch.stack((inputs, inputs), dim=0)", "tok",
-     "in", K::Values, false, "", false,
+    {"batch", "s5", P::Sa, "inputs", "A batch of two inputs",
+     "batch = torch.stack((inputs, inputs), dim=0)", "tok", "in", K::Values, false, "", false,
      "Two copies of the inputs stacked into one batch, the shape the class expects: (batch, "
      "tokens, d_in)."},
-    {"ca.W_query", "s5", "Query weights of CausalAttention",
+    {"ca.W_query", "s5", P::Sa, "", "Query weights of CausalAttention",
      "torch.manual_seed({seed_class}); ca = CausalAttention(d_in={d_in}, d_out={d_out}, "
      "context_length={context_length}, dropout={class_dropout}{ca_bias}){eval}; ca.W_query.weight",
      "out", "in", K::Weights, false, "", false, kClassWeights},
-    {"ca.W_key", "s5", "Key weights of CausalAttention", "ca.W_key.weight", "out", "in", K::Weights,
-     false, "", false, kClassWeights},
-    {"ca.W_value", "s5", "Value weights of CausalAttention", "ca.W_value.weight", "out", "in",
+    {"ca.W_key", "s5", P::Sa, "", "Key weights of CausalAttention", "ca.W_key.weight", "out", "in",
      K::Weights, false, "", false, kClassWeights},
-    {"ca.b_query", "s5", "Query bias of CausalAttention", "ca.W_query.bias", "bias", "out",
+    {"ca.W_value", "s5", P::Sa, "", "Value weights of CausalAttention", "ca.W_value.weight", "out",
+     "in", K::Weights, false, "", false, kClassWeights},
+    {"ca.b_query", "s5", P::Sa, "", "Query bias of CausalAttention", "ca.W_query.bias", "bias",
+     "out", K::Weights, false, "", true, kBias},
+    {"ca.b_key", "s5", P::Sa, "", "Key bias of CausalAttention", "ca.W_key.bias", "bias", "out",
      K::Weights, false, "", true, kBias},
-    {"ca.b_key", "s5", "Key bias of CausalAttention", "ca.W_key.bias", "bias", "out", K::Weights,
-     false, "", true, kBias},
-    {"ca.b_value", "s5", "Value bias of CausalAttention", "ca.W_value.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
-    {"context_vecs", "s5", "Context vectors of CausalAttention",
-     "context_vecs = ca(batch){unscaled}", "tok", "out", K::Values, false, "", false,
+    {"ca.b_value", "s5", P::Sa, "", "Value bias of CausalAttention", "ca.W_value.bias", "bias",
+     "out", K::Weights, false, "", true, kBias},
+    {"context_vecs", "s5", P::Sa,
+     "batch ca.W_query ca.W_key ca.W_value ca.b_query ca.b_key ca.b_value",
+     "Context vectors of CausalAttention", "context_vecs = ca(batch){unscaled}", "tok", "out",
+     K::Values, false, "", false,
      "The class’s forward pass on each batch element: same inputs, same outputs."},
     // §3.6.1
-    {"mhaw.W_query", "mha-wrapper", "Query weights of every head",
+    {"mhaw.W_query", "mha-wrapper", P::Wrapper, "", "Query weights of every head",
      "torch.manual_seed({seed_class}); mhaw = MultiHeadAttentionWrapper({d_in}, {d_out}, "
      "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
      "torch.stack([head.W_query.weight for head in mhaw.heads])",
      "out", "in", K::Weights, false, "", false,
      "One CausalAttention per head, built one after another from one seed: head 0 has "
      "§3.5's weights, the next heads continue the stream."},
-    {"mhaw.W_key", "mha-wrapper", "Key weights of every head",
+    {"mhaw.W_key", "mha-wrapper", P::Wrapper, "", "Key weights of every head",
      "torch.stack([head.W_key.weight for head in mhaw.heads])", "out", "in", K::Weights, false, "",
      false, "Each head's own key weights."},
-    {"mhaw.W_value", "mha-wrapper", "Value weights of every head",
+    {"mhaw.W_value", "mha-wrapper", P::Wrapper, "", "Value weights of every head",
      "torch.stack([head.W_value.weight for head in mhaw.heads])", "out", "in", K::Weights, false,
      "", false, "Each head's own value weights."},
-    {"mhaw.b_query", "mha-wrapper", "Query biases of every head",
+    {"mhaw.b_query", "mha-wrapper", P::Wrapper, "", "Query biases of every head",
      "torch.stack([head.W_query.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
      "", true, "One row per head."},
-    {"mhaw.b_key", "mha-wrapper", "Key biases of every head",
+    {"mhaw.b_key", "mha-wrapper", P::Wrapper, "", "Key biases of every head",
      "torch.stack([head.W_key.bias for head in mhaw.heads])", "head", "out", K::Weights, false, "",
      true, "One row per head."},
-    {"mhaw.b_value", "mha-wrapper", "Value biases of every head",
+    {"mhaw.b_value", "mha-wrapper", P::Wrapper, "", "Value biases of every head",
      "torch.stack([head.W_value.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
      "", true, "One row per head."},
-    {"mhaw.context_vecs", "mha-wrapper", "Context vectors of the heads, concatenated",
-     "context_vecs = mhaw(batch){unscaled}", "tok", "hout", K::Values, false, "", false,
+    {"mhaw.context_vecs", "mha-wrapper", P::Wrapper,
+     "batch mhaw.W_query mhaw.W_key mhaw.W_value mhaw.b_query mhaw.b_key mhaw.b_value",
+     "Context vectors of the heads, concatenated", "context_vecs = mhaw(batch){unscaled}", "tok",
+     "hout", K::Values, false, "", false,
      "torch.cat along the last axis: head 0's d_out columns, then head 1's, and so on. Heads "
      "run one after another, so their dropout draws follow in head order."},
     // §3.6.2
-    {"mha.W_query", "mha", "Query weights of MultiHeadAttention",
+    {"mha.W_query", "mha", P::Mha, "", "Query weights of MultiHeadAttention",
      "torch.manual_seed({seed_class}); mha = MultiHeadAttention({d_in}, {d_out}, "
      "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
      "mha.W_query.weight",
      "out", "in", K::Weights, false, "", false,
      "One d_out-wide projection for all heads together; rows h·head_dim to (h+1)·head_dim − 1 "
      "feed head h."},
-    {"mha.W_key", "mha", "Key weights of MultiHeadAttention", "mha.W_key.weight", "out", "in",
-     K::Weights, false, "", false, "Drawn after the query weights."},
-    {"mha.W_value", "mha", "Value weights of MultiHeadAttention", "mha.W_value.weight", "out", "in",
-     K::Weights, false, "", false, "Drawn after the key weights."},
-    {"mha.b_query", "mha", "Query bias of MultiHeadAttention", "mha.W_query.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
-    {"mha.b_key", "mha", "Key bias of MultiHeadAttention", "mha.W_key.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
-    {"mha.b_value", "mha", "Value bias of MultiHeadAttention", "mha.W_value.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
-    {"mha.out_proj.weight", "mha", "Output projection weights", "mha.out_proj.weight", "out", "out",
-     K::Weights, false, "", false,
+    {"mha.W_key", "mha", P::Mha, "", "Key weights of MultiHeadAttention", "mha.W_key.weight", "out",
+     "in", K::Weights, false, "", false, "Drawn after the query weights."},
+    {"mha.W_value", "mha", P::Mha, "", "Value weights of MultiHeadAttention", "mha.W_value.weight",
+     "out", "in", K::Weights, false, "", false, "Drawn after the key weights."},
+    {"mha.b_query", "mha", P::Mha, "", "Query bias of MultiHeadAttention", "mha.W_query.bias",
+     "bias", "out", K::Weights, false, "", true, kBias},
+    {"mha.b_key", "mha", P::Mha, "", "Key bias of MultiHeadAttention", "mha.W_key.bias", "bias",
+     "out", K::Weights, false, "", true, kBias},
+    {"mha.b_value", "mha", P::Mha, "", "Value bias of MultiHeadAttention", "mha.W_value.bias",
+     "bias", "out", K::Weights, false, "", true, kBias},
+    {"mha.out_proj.weight", "mha", P::Mha, "", "Output projection weights", "mha.out_proj.weight",
+     "out", "out", K::Weights, false, "", false,
      "nn.Linear(d_out, d_out), drawn after the value weights; it mixes the heads' columns."},
-    {"mha.out_proj.bias", "mha", "Output projection bias", "mha.out_proj.bias", "bias", "out",
-     K::Weights, false, "", false, "out_proj always has a bias, whatever qkv_bias says."},
-    {"mha.queries", "mha", "Queries split into heads",
+    {"mha.out_proj.bias", "mha", P::Mha, "", "Output projection bias", "mha.out_proj.bias", "bias",
+     "out", K::Weights, false, "", false, "out_proj always has a bias, whatever qkv_bias says."},
+    {"mha.queries", "mha", P::Mha, "batch mha.W_query mha.b_query", "Queries split into heads",
      "queries = mha.W_query(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok",
      "hd", K::Values, false, "", false,
      "view cuts each token's d_out query features into num_heads pieces of head_dim, (b, T, H, "
      "head_dim); transpose(1, 2) makes it (b, H, T, head_dim): one T × head_dim matrix per "
      "head."},
-    {"mha.keys", "mha", "Keys split into heads",
+    {"mha.keys", "mha", P::Mha, "batch mha.W_key mha.b_key", "Keys split into heads",
      "keys = mha.W_key(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok", "hd",
      K::Values, false, "", false,
      "The keys cut the same way: head h gets columns h·head_dim onward."},
-    {"mha.values", "mha", "Values split into heads",
+    {"mha.values", "mha", P::Mha, "batch mha.W_value mha.b_value", "Values split into heads",
      "values = mha.W_value(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok",
      "hd", K::Values, false, "", false, "The values cut the same way."},
-    {"mha.attn_scores", "mha", "Masked attention scores of every head",
+    {"mha.attn_scores", "mha", P::Mha, "mha.queries mha.keys",
+     "Masked attention scores of every head",
      "attn_scores = queries @ keys.transpose(2, 3); "
      "attn_scores.masked_fill_(mha.mask.bool()[:{T}, :{T}], -torch.inf)",
      "tok", "tok", K::Scores, true, "", false,
      "One batched product gives every head's T × T scores; the mask is filled in place, so "
      "attn_scores holds −∞ above the diagonal."},
-    {"mha.attn_weights", "mha", "Attention weights of every head",
+    {"mha.attn_weights", "mha", P::Mha, "mha.attn_scores", "Attention weights of every head",
      "attn_weights = mha.dropout(torch.softmax(attn_scores{scaled}, dim=-1))", "tok", "tok",
      K::Probabilities, true, "mha.attn_weights", false,
      "Scaled by √head_dim, not √d_out. Dropout draws once over the whole (b, H, T, T) tensor, "
      "after every weight was drawn."},
-    {"mha.context_vec", "mha", "The heads' context vectors side by side",
+    {"mha.context_vec", "mha", P::Mha, "mha.attn_weights mha.values",
+     "The heads' context vectors side by side",
      "context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(2, {T}, {d_out})",
      "tok", "out", K::Values, false, "", false,
      "Each head's T × head_dim result; transpose(1, 2) and view put the heads back side by "
      "side, d_out = H · head_dim wide."},
-    {"mha.context_vecs", "mha", "Context vectors of MultiHeadAttention",
+    {"mha.context_vecs", "mha", P::Mha, "mha.context_vec mha.out_proj.weight mha.out_proj.bias",
+     "Context vectors of MultiHeadAttention",
      "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
      false, "out_proj mixes the heads' columns: the module's output."},
 };
@@ -345,6 +373,27 @@ const char* to_string(StageKind kind) {
   return "values";
 }
 
+const char* to_string(Part part) {
+  static const char* const kNames[kParts] = {"inputs", "simple", "v1", "sa", "wrapper", "mha"};
+  return kNames[static_cast<int>(part)];
+}
+
+std::vector<Operand> operands(const StageInfo& stage) {
+  std::vector<Operand> out;
+  for (std::string_view rest = stage.operands; !rest.empty();) {
+    const std::string_view word = rest.substr(0, rest.find(' '));
+    rest.remove_prefix(std::min(word.size() + 1, rest.size()));
+    const std::size_t open = word.find('[');
+    if (open == std::string_view::npos) {
+      out.push_back({word, "", 0});
+    } else {  // id[i], id[j], id[:,i] or id[:,j]
+      const bool column = word[open + 1] == ':';
+      out.push_back({word.substr(0, open), column ? "col" : "row", word[word.size() - 2]});
+    }
+  }
+  return out;
+}
+
 Limits limits() { return {kMaxTokens, kMaxDim, static_cast<int>(kMaxTokenLength), 32}; }
 
 json::Value stage_table_json() {
@@ -366,8 +415,20 @@ json::Value stage_table_json() {
   for (const StageInfo& s : kStages) {
     json::Value v;
     v.kind = json::Value::Kind::Object;
+    json::Value reads;
+    reads.kind = json::Value::Kind::Array;
+    for (const Operand& o : operands(s)) {
+      json::Value r;
+      r.kind = json::Value::Kind::Object;
+      r.members = {{"id", make_string(std::string(o.id))},
+                   {"axis", make_string(o.axis)},
+                   {"index", make_string(o.index ? std::string(1, o.index) : "")}};
+      reads.items.push_back(std::move(r));
+    }
     v.members = {{"id", make_string(s.id)},
                  {"section", make_string(s.section)},
+                 {"part", make_string(to_string(s.part))},
+                 {"operands", std::move(reads)},
                  {"title", make_string(s.title)},
                  {"code", make_string(s.code)},
                  {"rows", make_string(s.rows)},

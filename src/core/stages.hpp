@@ -1,6 +1,7 @@
 // Every fact about a stage and a section, in one table that the CLI (--list-stages --format
-// json), the JS API (api.stages, api.sections) and the page all read: ids, titles, the PyTorch
-// line, the axes of its rows and columns, what kind of numbers it holds, and a note.
+// json), the JS API (api.stages, api.sections) and the page all read: ids, titles, the part of
+// the program that computes it, the stages it reads, the PyTorch line, the axes of its rows and
+// columns, what kind of numbers it holds, and a note.
 #pragma once
 
 #include <string>
@@ -20,16 +21,27 @@ enum class StageKind {
   Mask,           // a 0/1 (or dropout's 0/scale) pattern
 };
 
+// The parts of the program that run on demand (walkthrough.cpp), each from the inputs alone:
+// asking for a stage runs its part only. Inputs, the part of that one stage, always runs.
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha };
+constexpr int kParts = 6;
+
 // Axis labels: "tok" token labels, "in"/"out"/"dim" feature indices, "sum" one column of sums,
 // "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D
 // stages are (batch, rows, cols), 4-D ones (batch, head, rows, cols).
 struct StageInfo {
   const char* id;       // e.g. "attn_weights_causal"
   const char* section;  // a SectionInfo id
-  const char* title;    // a short human title
-  const char* code;     // the PyTorch line, {name} standing for a configuration value
-  const char* rows;     // row axis
-  const char* cols;     // column axis
+  Part part;
+  // The stages it reads, all earlier in the table, separated by spaces: "queries[i] keys[j]"
+  // (element [i, j] reads row i of queries and row j of keys), "values[:,j]" (column j), or a
+  // bare id (read whole, or read in a way no row or column says: 3-D and 4-D stages, the
+  // query token's row, a bias).
+  const char* operands;
+  const char* title;  // a short human title
+  const char* code;   // the PyTorch line, {name} standing for a configuration value
+  const char* rows;   // row axis
+  const char* cols;   // column axis
   StageKind kind;
   bool causal;          // future cells (column after row) are masked: hatched on the page
   const char* dropout;  // the output of a dropout: the id of the stage whose zeros mark its
@@ -52,6 +64,16 @@ const std::vector<SectionInfo>& section_table();
 const StageInfo* find_stage(std::string_view id);
 
 const char* to_string(StageKind kind);
+const char* to_string(Part part);  // "inputs", "simple", "v1", "sa", "wrapper", "mha"
+
+// One operand of a stage: `axis` "row" or "col" and `index` 'i' or 'j' (element [i, j]'s row
+// or column), or "" and 0 for a stage read whole.
+struct Operand {
+  std::string_view id;
+  const char* axis;
+  char index;
+};
+std::vector<Operand> operands(const StageInfo& stage);
 
 // Sizes the page and the CLI share (the page reads them from the module).
 struct Limits {
@@ -63,7 +85,7 @@ struct Limits {
 Limits limits();
 
 // The tables as one JSON document: {"sections": [...], "stages": [...], "limits": {...},
-// "defaults": {"randn_seed"}}.
+// "defaults": {"randn_seed"}}; a stage's operands as [{"id", "axis", "index"}] ("" for none).
 json::Value stage_table_json();
 
 }  // namespace ca

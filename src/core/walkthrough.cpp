@@ -78,18 +78,8 @@ bool is_bias_stage(const std::string& id) {
 
 namespace {
 
-// The parts of the program that run on demand: each needs only the inputs, which are computed
-// before any of them (Inputs, the part of that stage alone, always runs).
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Count };
-
-Part part_of(const std::string& id) {
-  if (id == "inputs") return Part::Inputs;
-  if (id.rfind("simple.", 0) == 0) return Part::Simple;
-  if (id.rfind("v1.", 0) == 0 || id.rfind("v1_from_v2.", 0) == 0) return Part::V1;
-  if (id.rfind("mhaw.", 0) == 0) return Part::Wrapper;
-  if (id.rfind("mha.", 0) == 0) return Part::Mha;
-  return Part::Sa;
-}
+// The part of a known stage, from the table.
+Part part_of(const std::string& id) { return find_stage(id)->part; }
 
 // A (1, n) view of a vector, for the matrix kernels.
 Tensor as_row(const Tensor& v) { return Tensor({1, static_cast<int>(v.numel())}, v.data); }
@@ -333,7 +323,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
-  bool parts[static_cast<int>(Part::Count)];
+  bool parts[kParts];
   std::fill(std::begin(parts), std::end(parts), wanted.empty());
   for (const std::string& id : wanted) parts[static_cast<int>(part_of(id))] = true;
   Walkthrough w{resolve(config), {}};

@@ -1,6 +1,6 @@
 // The book's chapter 3 program (§3.3 to §3.6) as an ordered list of named stages
-// (docs/walkthrough.md). Every fact about a stage lives in stages.hpp's table; this runs the
-// program and fills in the tensors.
+// (docs/cli.md). Every fact about a stage lives in stages.hpp's table; this runs the program and
+// fills in the tensors.
 #pragma once
 
 #include <string>

@@ -18,6 +18,7 @@
 #include "config_json.hpp"
 #include "json.hpp"
 #include "presets.hpp"
+#include "settings.hpp"
 #include "stages.hpp"
 #include "text.hpp"
 #include "walkthrough.hpp"
@@ -150,7 +151,8 @@ class Reader {
   }
 };
 
-// `exact`: a seed, returned as a BigInt when a double cannot hold it (beyond 2^53).
+// `exact`: a seed (or a setting's range or default), returned as a BigInt when a double cannot
+// hold it (beyond 2^53).
 val to_js(const Value& v, bool exact = false) {
   switch (v.kind) {
     case Value::Kind::Bool:
@@ -169,7 +171,11 @@ val to_js(const Value& v, bool exact = false) {
     }
     case Value::Kind::Object: {
       val o = val::object();
-      for (const auto& [key, item] : v.members) o.set(key, to_js(item, key.rfind("seed", 0) == 0));
+      for (const auto& [key, item] : v.members) {
+        const bool exact =
+            key.rfind("seed", 0) == 0 || key == "min" || key == "max" || key == "default";
+        o.set(key, to_js(item, exact));
+      }
       return o;
     }
     case Value::Kind::Null:
@@ -295,8 +301,14 @@ val stage_ids() {
   return ids;
 }
 
+// One of the core's tables as JS objects (one copy of the document's destructor for all).
+val table(ca::json::Value (*document)()) { return to_js(document()); }
+
 // {sections, stages, limits, defaults}: every fact about each stage, from the core's table.
-val stage_table() { return to_js(ca::stage_table_json()); }
+val stage_table() { return table(ca::stage_table_json); }
+
+// {settings: [{key, type, min, max, default, derived, choices, group, label, help}]}.
+val settings() { return table(ca::settings_json); }
 
 // The row labels of n tokens when none are given: the book's words, then x7, x8, ...
 val default_tokens(int n) {
@@ -351,6 +363,7 @@ EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);
+  emscripten::function("settings", &settings);
   emscripten::function("defaultTokens", &default_tokens);
   emscripten::function("readerLimits", &reader_limits);
   emscripten::function("tooManyElements", &too_many_elements);

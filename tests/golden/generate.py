@@ -13,7 +13,7 @@ tests/golden/cases/<name>.json -- one per configuration of CASES below:
     {"name": str, "torch": torch.__version__,
      "config": {the configuration keys as a user passes them to the CLI, non-default only},
      "stages": [{"id": str, "shape": [int, ...], "data": [number, ...]}, ...]}
-  Stages in the order of docs/walkthrough.md (*b_* only when qkv_bias; mha.* only when
+  Stages in the order of docs/cli.md (*b_* only when qkv_bias; mha.* only when
   num_heads divides d_out, else "mha_error" holds PyTorch's AssertionError message).
   rng "mkl": this PyTorch has no MKL, so nn.Dropout's Bernoulli draw is replaced by the MKL
   path's (one random() seeds an MCG31m1 stream, /work/shared/reference/pytorch-cpu-rng.md),
@@ -56,7 +56,7 @@ import torch
 import torch.nn as nn
 
 # ---------------------------------------------------------------------------------------
-# Configuration defaults (docs/walkthrough.md): the one place they live in this script.
+# Configuration defaults (docs/cli.md): the one place they live in this script.
 # ---------------------------------------------------------------------------------------
 BOOK_INPUTS = [
     [0.43, 0.15, 0.89],  # Your     (x^1)
@@ -349,10 +349,10 @@ def resolve(config):
 
 
 # ---------------------------------------------------------------------------------------
-# The program of docs/walkthrough.md
+# The program of docs/cli.md
 # ---------------------------------------------------------------------------------------
 def run(config):
-    """Returns [(stage id, tensor)] in the order of docs/walkthrough.md."""
+    """Returns [(stage id, tensor)] in the order of docs/cli.md."""
     c = resolve(config)
     T, d_in, d_out = c["T"], c["d_in"], c["d_out"]
     qkv_bias, scale, train, rng = c["qkv_bias"], c["scale"], c["train"], c["rng"]

@@ -1,6 +1,6 @@
 // <causal-attention-demo> and embed.html in headless Chromium: the example post's numbers, the
 // attributes, Shadow DOM isolation both ways, widgets side by side on one WebAssembly instance,
-// the iframe that tells its height (with the README's snippet), the page's Embed button, markup
+// the iframe that tells its height (with the snippet of docs/embedding.md), the page's Embed button, markup
 // typed as token labels, and a strict Content-Security-Policy.
 'use strict';
 const test = require('node:test');
@@ -499,14 +499,13 @@ test('widgets with different configurations share one page and one WebAssembly i
   await s.close();
 });
 
-/** The README's iframe snippet: its <script> that resizes frames. */
+/** The iframe snippet of docs/embedding.md: its <script> that resizes frames. */
 function readmeResizeScript() {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Embedding'));
-  return section.match(/<script>\n([\s\S]*?)<\/script>/)[1];
+  const doc = fs.readFileSync(path.join(root, 'docs/embedding.md'), 'utf8');
+  return doc.match(/<script>\n([\s\S]*?)<\/script>/)[1];
 }
 
-test('embed.html shows only the chosen stages and its iframe takes its height (README snippet)', async () => {
+test('embed.html shows only the chosen stages and its iframe takes its height (the snippet of docs/embedding.md)', async () => {
   const state = (o) => 'embed.html#' + encodeURIComponent(JSON.stringify(o));
   const s = await serveWith(web, {
     'frame.html':

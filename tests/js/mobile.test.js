@@ -537,7 +537,7 @@ async function frameContent(page) {
   });
 }
 
-test("iframe heights: the Embed button's snippet and the README's fit their stage, without a border", async () => {
+test("iframe heights: the Embed button's snippet and docs/embedding.md's fit their stage, without a border", async () => {
   const w = await open(server.url, DESKTOP),
     page = w.page;
   await ready(page);
@@ -567,10 +567,8 @@ test("iframe heights: the Embed button's snippet and the README's fit their stag
     `Embed: height="${height}" for ${content} px of content`,
   );
 
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const iframe = readme
-    .slice(readme.indexOf('## Embedding'))
-    .match(/<iframe [\s\S]*?<\/iframe>/)[0];
+  const doc = fs.readFileSync(path.join(root, 'docs/embedding.md'), 'utf8');
+  const iframe = doc.match(/<iframe [\s\S]*?<\/iframe>/)[0];
   const readmeHeight = +iframe.match(/height="(\d+)"/)[1];
   files['host.css'] = 'body{margin:0}main{width:700px}';
   files['readme.html'] = HOST(iframe.replace('https://example.org/causal-attention/', server.url));
@@ -579,7 +577,7 @@ test("iframe heights: the Embed button's snippet and the README's fit their stag
   assert.equal(border, '0px');
   assert.ok(
     readmeHeight >= content && readmeHeight <= content + 2,
-    `README: height="${readmeHeight}" for ${content} px of content in a 700 px column`,
+    `docs/embedding.md: height="${readmeHeight}" for ${content} px of content in a 700 px column`,
   );
   await done(w);
 });

@@ -37,8 +37,8 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-const MODULE_GZIP_CEILING = 89000,
-  WASM_CEILING = 138500;
+const MODULE_GZIP_CEILING = 91500,
+  WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));

@@ -167,6 +167,8 @@
       sections: table.sections,
       limits: table.limits,
       defaults: table.defaults,
+      // Every configuration key: type, range, default, group, label, help (the core's table).
+      settings: freeze(m.settings().settings),
       defaultTokens: function (n) {
         return m.defaultTokens(n);
       },

@@ -1,0 +1,88 @@
+// Screenshots of the built page (build/web, or $CA_BUILD/web) in headless Chromium, for people
+// to look at: `node build-scripts/screenshots.js` writes them to $CA_BUILD/screenshots/;
+// `--readme` also rewrites docs/screenshot.png, the README's picture (light theme, desktop).
+// Desktop (1280x800), phone (360x740) and projector (1280x720) sizes, light and dark.
+// The tests assert what the page shows; this script only takes pictures of it.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { serve, launch, watchedPage, ready, web } = require('../tests/js/browser');
+
+const root = path.resolve(__dirname, '..');
+const shots = path.join(path.dirname(web), 'screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+
+const PHONE = { width: 360, height: 740 },
+  PROJECTOR = { width: 1280, height: 720 };
+
+// Each shot: the page at `hash` in `scheme` and `viewport` (desktop), after `before(page)`; the
+// viewport (or `clip` of it), the whole page (`fullPage`), or `element`.
+const SHOTS = [
+  // The README's: the page scrolled to the causal weights and their drawing, beside the settings.
+  {
+    name: 'readme',
+    hash: '#stage=attn_weights_causal',
+    scheme: 'light',
+    clip: { x: 0, y: 0, width: 1000, height: 580 },
+  },
+  ...['light', 'dark'].flatMap((scheme) => [
+    { name: `page-desktop-${scheme}`, hash: '', scheme },
+    { name: `page-full-${scheme}`, hash: '', scheme, fullPage: true },
+    { name: `page-mkl-phone-${scheme}`, hash: '#rng=mkl', scheme, viewport: PHONE, fullPage: true },
+    {
+      name: `lecture-1280x720-${scheme}`,
+      hash: '#stage=attn_weights_causal&lecture',
+      scheme,
+      viewport: PROJECTOR,
+    },
+    {
+      name: `drawing-${scheme}`,
+      hash: '',
+      scheme,
+      // A token pointed at: the drawing shows only its lines and lights its table row.
+      before: (page) =>
+        page.hover('#main [data-stage="attn_weights_causal"] .tk[data-side="q"][data-i="4"]'),
+      element: (page) => page.locator('#main [data-stage="attn_weights_causal"] .duo'),
+    },
+    {
+      name: `drawing-dropout-${scheme}`,
+      hash: '',
+      scheme,
+      element: (page) => page.locator('#main [data-stage="attn_weights_dropped"] .duo'),
+    },
+  ]),
+];
+
+async function main() {
+  const readme = process.argv.includes('--readme');
+  fs.mkdirSync(shots, { recursive: true });
+  const [browser, server] = await Promise.all([launch(), serve(web)]);
+  try {
+    for (const s of SHOTS) {
+      const { page, problems } = await watchedPage(browser.context, server.url);
+      await page.setViewportSize(s.viewport || DESKTOP);
+      await page.emulateMedia({ colorScheme: s.scheme, reducedMotion: 'reduce' });
+      await page.goto(server.url + s.hash);
+      if ((await ready(page)) !== '1') throw new Error(`${s.name}: the page did not load`);
+      if (s.before) await s.before(page);
+      const file = path.join(shots, `${s.name}.png`);
+      if (s.element) await s.element(page).screenshot({ path: file });
+      else await page.screenshot({ path: file, clip: s.clip, fullPage: s.fullPage });
+      if (problems.length) throw new Error(`${s.name}: ${problems.join('; ')}`);
+      console.log(`${path.relative(root, file)} (${fs.statSync(file).size} bytes)`);
+      if (readme && s.name === 'readme') {
+        fs.copyFileSync(file, path.join(root, 'docs/screenshot.png'));
+        console.log('docs/screenshot.png rewritten');
+      }
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(`screenshots: ${e.message}`);
+  process.exit(1);
+});
