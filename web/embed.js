@@ -13,7 +13,15 @@ var doc = document,
   demo = doc.querySelector('causal-attention-demo'),
   reported = 0;
 var OPTIONS = ['stages', 'controls', 'theme', 'caption'],
-  LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
+  LOOK = { font: 'fontFamily', bg: 'backgroundColor', fg: 'color' };
+// The host's look, checked before it reaches a style: a colour (bg, fg) or a list of font
+// names, without a function of functions, var() or url(); else the link is invalid. They set
+// background-color, color and font-family, none of which fetches anything.
+function look(key, value) {
+  var font = key === 'font';
+  if (!CSS.supports(font ? 'font-family' : 'color', value) || /\(.*\(|var\(|url\(/i.test(value))
+    throw new Error('"' + key + '" is not a ' + (font ? 'font name' : 'colour'));
+}
 doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
 doc.adoptedStyleSheets = [styleSheet()]; // for the h1 only screen readers see
 
@@ -33,6 +41,9 @@ function show() {
   try {
     state = parseHash(location.hash);
     if (!state || state.constructor !== Object) throw new Error('not a JSON object');
+    Object.keys(LOOK).forEach(function (key) {
+      if (Object.prototype.hasOwnProperty.call(state, key)) look(key, state[key]);
+    });
   } catch (e) {
     msg = 'Invalid link (' + e.message + '): showing the book instead.';
     state = {};
@@ -40,10 +51,14 @@ function show() {
   status.textContent = msg;
   status.hidden = !msg;
   Object.keys(LOOK).forEach(function (key) {
-    // styles set from JS: allowed by a strict CSP
-    doc.body.style[LOOK[key]] =
-      key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
-    styled = styled || key in state;
+    // styles set from JS (allowed by a strict CSP), of values checked above
+    var own = Object.prototype.hasOwnProperty.call(state, key);
+    doc.body.style[LOOK[key]] = own
+      ? String(state[key])
+      : key === 'font'
+        ? 'system-ui,sans-serif'
+        : '';
+    styled = styled || own;
     delete state[key];
   });
   if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
@@ -56,14 +71,22 @@ function show() {
   demo.setAttribute('config', toJson(state));
 }
 
+// ready: the widget has rendered (the page's Embed button waits for it to size its snippet).
 function reportHeight() {
   var height = Math.ceil(doc.documentElement.getBoundingClientRect().height);
   if (height !== reported && parent !== window) {
     reported = height;
-    parent.postMessage({ type: 'causal-attention:height', height: height }, '*');
+    parent.postMessage(
+      { type: 'causal-attention:height', height: height, ready: !!demo.dataset.state },
+      '*',
+    );
   }
 }
 
 show();
 addEventListener('hashchange', show);
 new ResizeObserver(reportHeight).observe(doc.documentElement);
+demo.addEventListener('ca-render', function () {
+  reported = 0; // once more, ready
+  requestAnimationFrame(reportHeight); // after its layout
+});

@@ -50,7 +50,9 @@ target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --p
 
 # The hand-written JS that ships in the same file, after the glue and the wasm: ES modules
 # that src/wasm/pack.js bundles (web/lib/index.js and what it imports).
-file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE_SOURCE_DIR}/web/*.js)
+# The page's scripts too: causal-attention.js registers what they import from it.
+file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE_SOURCE_DIR}/web/*.js
+     ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js

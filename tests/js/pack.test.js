@@ -37,9 +37,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-// main's module is 92,732 bytes (the core's settings table); web/hash.js (791 bytes, a file of
-// the page before) moved inside it: +292.
-const MODULE_GZIP_CEILING = 93500,
+// Issue 19 (the exports' one rule for controls and formulas, the heads in the budget, the
+// measured embed height, own-name lookups) added 362 bytes: 91,314 -> 91,676. Issue 18:
+// web/hash.js (791 bytes, a file of the page before) moved inside, with the registry of the
+// modules the page's scripts share: about +300 (the page's total does not grow).
+const MODULE_GZIP_CEILING = 94000,
   WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

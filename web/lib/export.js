@@ -1,6 +1,7 @@
 // Exports of a table: Markdown, LaTeX, CSV, a torch.tensor literal, a PNG, an SVG (with its
 // attention drawing) and the HTML that embeds a stage. Each copy also dispatches a `ca-export` event ({format, stage, batch, text})
 // that bubbles out of any shadow root, for pages (and tests) that want the text.
+import * as hash from '../hash.js';
 import { info as stageInfo } from './facts.js';
 import { f32, fmt } from './format.js';
 import { stringify as toJson } from './json.js';
@@ -30,22 +31,32 @@ function rowsOf(m, format) {
   }
   return rows;
 }
-// A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
-// every control character (C0, DEL, C1: CR, LF and TAB too) becomes a space, and every ASCII
-// punctuation character gets a backslash. No HTML, column break, emphasis, strikethrough,
-// link, autolink or math survives; letters, digits and non-ASCII text stay as they are.
-export function markdownText(text) {
+// Text in every export, by one rule: each control character (C0, DEL, C1: CR, LF and TAB
+// too) and U+FFFE, U+FFFF (which XML cannot hold) become a space. The SVG stays well-formed
+// XML, the CSV carries no raw control byte. (The core refuses lone surrogates.)
+function plain(text) {
   // eslint-disable-next-line no-control-regex -- the rule is about control characters
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/[!-/:-@[-`{-~]/g, '\\$&');
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/g, ' ');
 }
-// A CSV field (RFC 4180), and labels that a spreadsheet would run as a formula get a quote.
-function csvText(text, isLabel) {
-  if (isLabel && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
-  return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+// A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
+// controls as everywhere (plain), and every ASCII punctuation character gets a backslash. No
+// HTML, column break, emphasis, strikethrough, link, autolink or math survives; letters,
+// digits and non-ASCII text stay as they are.
+export function markdownText(text) {
+  return plain(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
 }
-/** HTML attribute text. */
+// A label as a CSV field (RFC 4180). A field that a spreadsheet could read as a formula gets
+// a leading quote: one starting (after spaces, where the control characters went) with = + -
+// @ or their full-width forms. A field with a ";" is quoted as well as one with a ",": in a
+// ";"-separator locale, "x;=cmd|..." would otherwise split into a cell "=cmd|...".
+function csvText(text) {
+  text = plain(text);
+  if (/^\s*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(text)) text = "'" + text;
+  return /[",;\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+}
+/** HTML and XML text, also in attributes (controls as everywhere: plain). */
 function attr(text) {
-  return String(text)
+  return plain(text)
     .replace(/&/g, '&amp;')
     .replace(/"/g, '&quot;')
     .replace(/</g, '&lt;')
@@ -82,16 +93,8 @@ export function text(format, wt, id, batch) {
     );
   }
   if (format === 'csv') {
-    var lines = [
-      [m.corner]
-        .concat(labels)
-        .map(function (l) {
-          return csvText(l, true);
-        })
-        .join(','),
-    ];
-    for (i = 0; i < m.rows; i++)
-      lines.push([csvText(m.rowLabel(i), true)].concat(rows[i]).join(','));
+    var lines = [[m.corner].concat(labels).map(csvText).join(',')];
+    for (i = 0; i < m.rows; i++) lines.push([csvText(m.rowLabel(i))].concat(rows[i]).join(','));
     return lines.join('\r\n') + '\r\n';
   }
   // torch: a 1-D stage stays 1-D, like PyTorch prints it.
@@ -127,11 +130,9 @@ function layout(wt, id, batch, measure) {
   // Cell (i, j), with -1 for the header row and column.
   var text = function (i, j) {
     return i < 0
-      ? j < 0
-        ? m.corner
-        : m.colLabel(j)
+      ? plain(j < 0 ? m.corner : m.colLabel(j))
       : j < 0
-        ? m.rowLabel(i)
+        ? plain(m.rowLabel(i))
         : (flags(i, j)[1] ? '✗ ' : '') + fmt(m.value(i, j));
   };
   for (i = -1; i < rows; i++)
@@ -346,11 +347,14 @@ export function svgText(wt, id, batch, doc, box) {
 }
 
 /** The HTML that embeds stage `id` with configuration `config` (its non-default keys):
- *  the element, and an iframe for sites that allow no scripts. `base` is the URL of the
- *  directory holding causal-attention.js and embed.html. */
+ *  the element, and an iframe for sites that allow no scripts, `height` px tall (its
+ *  content's, measured by frameHeight). `base` is the URL of the directory holding
+ *  causal-attention.js and embed.html; the frame's link is written like the page's (hash.js). */
+function frameSrc(id, config, base) {
+  return base + 'embed.html#' + hash.stringify(Object.assign({ stages: id }, config));
+}
 export function snippet(id, config, base, height) {
-  var json = toJson(config),
-    state = Object.assign({ stages: [id] }, config);
+  var json = toJson(config);
   return (
     '<script src="' +
     attr(base + 'causal-attention.js') +
@@ -362,13 +366,41 @@ export function snippet(id, config, base, height) {
     '></causal-attention-demo>\n' +
     '<!-- Or, where scripts are not allowed: -->\n' +
     '<iframe src="' +
-    attr(base + 'embed.html#' + encodeURIComponent(toJson(state))) +
+    attr(frameSrc(id, config, base)) +
     '" title="' +
     attr('Causal attention: ' + id) +
     '" width="100%" height="' +
-    (height || 400) +
+    height +
     '" style="border:0" loading="lazy"></iframe>'
   );
+}
+
+/** The height of the content of embed.html at `src` in a 700 px frame (a blog's column), as
+ *  embed.js reports it once its widget is ready (a message: also from file://); 640 after 8 s. */
+function frameHeight(src, doc) {
+  return new Promise(function (resolve) {
+    var win = doc.defaultView,
+      frame = doc.createElement('iframe'),
+      timer = setTimeout(done, 8000, 640);
+    function done(height) {
+      win.removeEventListener('message', listen);
+      clearTimeout(timer);
+      frame.remove();
+      resolve(height);
+    }
+    function listen(e) {
+      var d = e.data;
+      if (e.source === frame.contentWindow && d && d.ready) done(d.height);
+    }
+    win.addEventListener('message', listen);
+    frame.src = src;
+    frame.title = 'measuring';
+    frame.tabIndex = -1;
+    frame.setAttribute('aria-hidden', 'true');
+    // off screen (CSSOM, allowed by a strict CSP)
+    frame.style.cssText = 'position:fixed;left:-1e4px;width:700px;border:0';
+    doc.body.appendChild(frame);
+  });
 }
 
 // Copy to the clipboard; where the browser refuses, show the text to copy by hand.
@@ -399,83 +431,63 @@ function download(blob, name, doc) {
   }, 1000);
 }
 
-// The export formats, in the order of their buttons: {id, label, produce(c)} with c = {wt, id,
-// batch, doc, box, config}; produce returns {text} (copied to the clipboard), {text, file}
-// or a promise of {blob, file} (downloaded). `page`: only on the page (it needs its URL).
-// A new format is one entry here (and, if the CLI writes it too, src/cli/output.cpp).
-function copied(format) {
-  return function (c) {
-    return { text: text(format, c.wt, c.id, c.batch) };
-  };
-}
-export var formats = [
-  { id: 'markdown', label: 'Markdown', produce: copied('markdown') },
-  { id: 'latex', label: 'LaTeX', produce: copied('latex') },
-  { id: 'csv', label: 'CSV', produce: copied('csv') },
-  { id: 'torch', label: 'torch', produce: copied('torch') },
-  {
-    id: 'png',
-    label: 'PNG',
-    produce: function (c) {
-      return png(c.wt, c.id, c.batch, c.doc).then(function (blob) {
-        return { blob: blob, file: true };
-      });
-    },
-  },
-  {
-    id: 'svg',
-    label: 'SVG',
-    produce: function (c) {
-      return { text: svgText(c.wt, c.id, c.batch, c.doc, c.box), file: 'image/svg+xml' };
-    },
-  },
-  {
-    id: 'embed',
-    label: 'Embed',
-    page: true,
-    produce: function (c) {
-      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
-      return {
-        text: snippet(
-          c.id,
-          c.config,
-          new URL('.', c.doc.baseURI).href,
-          Math.ceil(c.box.getBoundingClientRect().height + 28.8),
-        ),
-      };
-    },
-  },
-];
-
 /** Handles the export buttons under `root`. `walkthrough()` is what the tables show;
- *  `config()` their configuration's non-default keys (for the embed snippet). Each export
- *  dispatches `ca-export` ({format, stage, batch, text} or, for a PNG, blob). */
+ *  `config()` their configuration's non-default keys (for the embed snippet). */
 export function bind(root, walkthrough, config) {
   root.addEventListener('click', function (e) {
     var button = e.target.closest && e.target.closest('button[data-export]');
     if (!button || !root.contains(button)) return;
-    var format = formats.filter(function (f) {
-        return f.id === button.dataset.export;
-      })[0],
+    var format = button.dataset.export,
       box = button.closest('[data-stage]'),
-      batch = +button.dataset.batch,
+      id = box.dataset.stage,
+      batch = +button.dataset.batch;
+    var wt = walkthrough(),
       doc = button.ownerDocument,
       bar = button.parentNode,
-      c = { wt: walkthrough(), id: box.dataset.stage, batch: batch, doc: doc, box: box };
-    if (format.page) c.config = config();
-    var file = c.id + (batch ? '-' + batch : '') + '.' + format.id;
-    function deliver(out) {
-      var detail = { format: format.id, stage: c.id, batch: batch };
-      if (out.text !== undefined) detail.text = out.text;
-      else detail.blob = out.blob;
+      out;
+    var announce = function (detail) {
       button.dispatchEvent(
         new CustomEvent('ca-export', { bubbles: true, composed: true, detail: detail }),
       );
-      if (!out.file) return copy(out.text, bar, button.textContent);
-      download(out.blob || new Blob([out.text], { type: out.file }), file, doc);
-      bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
+    };
+    var file = id + (batch ? '-' + batch : '') + '.' + format;
+    if (format === 'png') {
+      return png(wt, id, batch, doc).then(function (blob) {
+        announce({ format: format, stage: id, batch: batch, blob: blob });
+        download(blob, file, doc);
+        bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
+      });
     }
-    var out = format.produce(c);
-    return out.then ? out.then(deliver) : deliver(out);
+    if (format === 'svg') {
+      out = svgText(wt, id, batch, doc, box);
+      announce({ format: format, stage: id, batch: batch, text: out });
+      download(new Blob([out], { type: 'image/svg+xml' }), file, doc);
+      bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
+      return;
+    }
+    if (format === 'embed') {
+      var base = new URL('.', doc.baseURI).href;
+      bar.querySelector('.msg').textContent = 'Measuring…';
+      return frameHeight(frameSrc(id, config(), base), doc).then(function (height) {
+        out = snippet(id, config(), base, height);
+        announce({ format: format, stage: id, batch: batch, text: out, height: height });
+        copy(out, bar, button.textContent);
+      });
+    }
+    out = text(format, wt, id, batch);
+    announce({ format: format, stage: id, batch: batch, text: out });
+    copy(out, bar, button.textContent);
   });
 }
+
+// The export formats, in the order of their buttons (render.js builds them from this list);
+// `page`: only on the page. bind() produces each.
+export var formats = [
+  { id: 'markdown', label: 'Markdown' },
+  { id: 'latex', label: 'LaTeX' },
+  { id: 'csv', label: 'CSV' },
+  { id: 'torch', label: 'torch' },
+  { id: 'png', label: 'PNG' },
+  { id: 'svg', label: 'SVG' },
+  { id: 'embed', label: 'Embed', page: true },
+];

@@ -21,7 +21,8 @@ function heavy(c) {
     T = x && x.randn ? x.randn[0] : x ? x.length : 6,
     D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3,
     d = c.d_out || 2;
-  return T * (T + D) * d * 4 > HEAVY;
+  // or many heads / a long context_length: half the main thread's budget (lib/budget.js)
+  return T * (T + D) * d * 4 > HEAVY || budget.work(c) > budget.maxWork / 2;
 }
 
 /** The book's walkthrough, already computed: the first compute({}) shows it. */

@@ -34,7 +34,7 @@ export function read(hash, known) {
   if ('preset' in c) {
     var name = c.preset;
     if (!Object.prototype.hasOwnProperty.call(known.presets, name) || name === 'book')
-      throw new Error('no preset ' + name);
+      throw new Error('no preset "' + name + '"'); // own names only: not "constructor"
     delete c.preset;
     out.preset = name;
     c = Object.assign({}, known.presets[name].config, c);
