@@ -22,8 +22,8 @@ void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int
 void exp_shifted_avx2_fma(float* w, int n, float max);
 #endif
 #if defined(__wasm_simd128__)
-void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                  float* c, int ldc, Tri tri, bool bt);
+void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                  int ldc, Tri tri, bool bt);
 void exp_shifted_simd128(float* w, int n, float max);
 #endif
 
