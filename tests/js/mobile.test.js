@@ -19,20 +19,12 @@ const {
   settled,
   web,
 } = require('./browser');
-const { root } = require('./support');
+const { root, BOOK_INPUTS } = require('./support');
 const H = require(path.join(root, 'web/hash.js'));
 
 const PHONE = { width: 390, height: 844 },
   DESKTOP = { width: 1280, height: 800 };
 const shots = path.join(path.dirname(web), 'screenshots');
-const BOOK_INPUTS = [
-  [0.43, 0.15, 0.89],
-  [0.55, 0.87, 0.66],
-  [0.57, 0.85, 0.64],
-  [0.22, 0.58, 0.33],
-  [0.77, 0.25, 0.1],
-  [0.05, 0.8, 0.55],
-];
 // Every configuration the test fixtures open the page or embed.html with as a JSON hash.
 const OLD_HASHES = [
   { d_out: 4 },
