@@ -1,4 +1,4 @@
-// Phones, links and hosts (issue 10): the URL hash grammar (web/hash.js) in Node; in headless
+// Phones, links and hosts: the URL hash grammar (web/hash.js) in Node; in headless
 // Chromium at 390×844 and 1280×800 the first table on the first screen, scroll hints, the skip
 // link, taps, "Copy link" into a fresh page, every old JSON link of the fixtures, axe-core; the
 // widget taking a host's font and colours (theme="inherit"), its --ca-* properties and parts.
