@@ -709,7 +709,7 @@ test('token labels are text everywhere: page, widget, embed page, explanations a
   assert.deepEqual(parsed.tags, ['SCRIPT', 'CAUSAL-ATTENTION-DEMO', 'IFRAME']);
   assert.deepEqual(JSON.parse(parsed.config).tokens, TOKENS);
   assert.deepEqual(
-    require(path.join(root, 'web/hash.js')).parse(parsed.src.split('#')[1]).tokens,
+    require(path.join(web, 'causal-attention.js')).hash.parse(parsed.src.split('#')[1]).tokens,
     TOKENS,
   );
   await assertNoInjectedMarkup(page);

@@ -34,7 +34,7 @@ function rowsOf(m, format) {
 // Text in every export, by one rule: each control character (C0, DEL, C1: CR, LF and TAB
 // too) and U+FFFE, U+FFFF (which XML cannot hold) become a space. The SVG stays well-formed
 // XML, the CSV carries no raw control byte. (The core refuses lone surrogates.)
-function plain(text) {
+export function plain(text) {
   // eslint-disable-next-line no-control-regex -- the rule is about control characters
   return String(text).replace(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/g, ' ');
 }
@@ -49,7 +49,7 @@ export function markdownText(text) {
 // a leading quote: one starting (after spaces, where the control characters went) with = + -
 // @ or their full-width forms. A field with a ";" is quoted as well as one with a ",": in a
 // ";"-separator locale, "x;=cmd|..." would otherwise split into a cell "=cmd|...".
-function csvText(text) {
+export function csvText(text) {
   text = plain(text);
   if (/^\s*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(text)) text = "'" + text;
   return /[",;\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;

@@ -6,7 +6,7 @@ import { load } from './api.js';
 import { budget } from './budget.js';
 import * as draw from './draw.js';
 import { define } from './element.js';
-import { markdownText } from './export.js';
+import * as exportsOf from './export.js';
 import { torchFormat } from './format.js';
 import { state as heatmapState } from './heatmap.js';
 import * as hash from '../hash.js';
@@ -25,7 +25,15 @@ var ns = {
   render: { torchFormat: torchFormat },
   heatmap: { state: heatmapState },
   draw: { figure: draw.figure, bind: draw.bind },
-  exports: { markdownCell: markdownText },
+  exports: {
+    text: exportsOf.text,
+    png: exportsOf.png,
+    svg: exportsOf.svgText,
+    snippet: exportsOf.snippet,
+    markdownCell: exportsOf.markdownText,
+    csvCell: exportsOf.csvText,
+    plain: exportsOf.plain,
+  },
 };
 
 if (inWorker) serve();
