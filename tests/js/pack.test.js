@@ -40,8 +40,8 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 19 (the exports' one rule for controls and formulas, the heads in the budget, the
 // measured embed height, own-name lookups) added 362 bytes: 91,314 -> 91,676. Issue 18:
 // web/hash.js (791 bytes, a file of the page before) moved inside, with the registry of the
-// modules the page's scripts share: about +300 (the page's total does not grow).
-const MODULE_GZIP_CEILING = 94000,
+// modules the page's scripts share: 91,676 -> 91,941 (the page's total: 107,903 -> 107,837).
+const MODULE_GZIP_CEILING = 92500,
   WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
