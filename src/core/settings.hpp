@@ -41,6 +41,7 @@ struct SettingInfo {
   std::uint64_t max;    // (query_token and context_length are bounded by T as well)
   double value;         // Config's default: a number, 1 for true, a Choice's index
   bool derived;         // the default follows the inputs: resolve() fills it in
+  bool compact;         // among the few the widget offers with controls="compact"
   const char* choices;  // Choice: one line per option, "value: what it means"
   const char* group;    // the heading the page's form puts it under
   const char* label;
