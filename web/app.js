@@ -251,7 +251,8 @@
       T = x && x.randn ? x.randn[0] : x ? x.length : 6,
       D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3,
       d = c.d_out || 2;
-    return T * (T + D) * d * 4 > HEAVY;
+    // or many heads / a long context_length: half the main thread's budget (lib/budget.js)
+    return T * (T + D) * d * 4 > HEAVY || CA.budget.work(c) > CA.budget.maxWork / 2;
   }
   // Runs config c; done(res) now for small configs, later (from a Worker) for heavy ones,
   // where only the newest request's result is shown. fail(message) on an invalid config.
@@ -659,7 +660,9 @@
       });
       preset = null;
       if ('preset' in c) {
-        if (!api.presets[c.preset] || c.preset === 'book') throw new Error('no preset ' + c.preset);
+        // own names only: "constructor", "__proto__" or "toString" are not presets
+        if (!Object.prototype.hasOwnProperty.call(api.presets, c.preset) || c.preset === 'book')
+          throw new Error('no preset "' + c.preset + '"');
         preset = c.preset;
         delete c.preset;
         c = Object.assign({}, api.presets[preset].config, c);

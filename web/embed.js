@@ -11,7 +11,15 @@
     demo = doc.querySelector('causal-attention-demo'),
     reported = 0;
   var OPTIONS = ['stages', 'controls', 'theme', 'caption'],
-    LOOK = { font: 'fontFamily', bg: 'background', fg: 'color' };
+    LOOK = { font: 'fontFamily', bg: 'backgroundColor', fg: 'color' };
+  // The host's look, checked before it reaches a style: a colour (bg, fg) or a list of font
+  // names, without a function of functions, var() or url(); else the link is invalid. They set
+  // background-color, color and font-family, none of which fetches anything.
+  function look(key, value) {
+    var font = key === 'font';
+    if (!CSS.supports(font ? 'font-family' : 'color', value) || /\(.*\(|var\(|url\(/i.test(value))
+      throw new Error('"' + key + '" is not a ' + (font ? 'font name' : 'colour'));
+  }
   doc.body.style.margin = '0'; // the frame is exactly the widget (a style set from JS, CSP-safe)
   doc.adoptedStyleSheets = [CausalAttention.styleSheet()]; // for the h1 only screen readers see
 
@@ -31,6 +39,9 @@
     try {
       state = CausalAttention.hash.parse(location.hash);
       if (!state || state.constructor !== Object) throw new Error('not a JSON object');
+      Object.keys(LOOK).forEach(function (key) {
+        if (Object.prototype.hasOwnProperty.call(state, key)) look(key, state[key]);
+      });
     } catch (e) {
       msg = 'Invalid link (' + e.message + '): showing the book instead.';
       state = {};
@@ -38,10 +49,14 @@
     status.textContent = msg;
     status.hidden = !msg;
     Object.keys(LOOK).forEach(function (key) {
-      // styles set from JS: allowed by a strict CSP
-      doc.body.style[LOOK[key]] =
-        key in state ? String(state[key]) : key === 'font' ? 'system-ui,sans-serif' : '';
-      styled = styled || key in state;
+      // styles set from JS (allowed by a strict CSP), of values checked above
+      var own = Object.prototype.hasOwnProperty.call(state, key);
+      doc.body.style[LOOK[key]] = own
+        ? String(state[key])
+        : key === 'font'
+          ? 'system-ui,sans-serif'
+          : '';
+      styled = styled || own;
       delete state[key];
     });
     if (!('theme' in state)) state.theme = styled ? 'inherit' : 'auto';
@@ -54,15 +69,23 @@
     demo.setAttribute('config', CausalAttention.json.stringify(state));
   }
 
+  // ready: the widget has rendered (the page's Embed button waits for it to size its snippet).
   function reportHeight() {
     var height = Math.ceil(doc.documentElement.getBoundingClientRect().height);
     if (height !== reported && parent !== window) {
       reported = height;
-      parent.postMessage({ type: 'causal-attention:height', height: height }, '*');
+      parent.postMessage(
+        { type: 'causal-attention:height', height: height, ready: !!demo.dataset.state },
+        '*',
+      );
     }
   }
 
   show();
   addEventListener('hashchange', show);
   new ResizeObserver(reportHeight).observe(doc.documentElement);
+  demo.addEventListener('ca-render', function () {
+    reported = 0; // once more, ready
+    requestAnimationFrame(reportHeight); // after its layout
+  });
 })();

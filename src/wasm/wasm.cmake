@@ -36,7 +36,7 @@ target_link_options(causal-attention-module PRIVATE
 # which the page never calls and so does not ship. Built on demand (bench/compare.sh).
 add_executable(causal-attention-bench EXCLUDE_FROM_ALL
   src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
-target_link_libraries(causal-attention-bench PRIVATE ca_core)
+target_link_libraries(causal-attention-bench PRIVATE ca_bench_workloads)
 target_compile_options(causal-attention-bench PRIVATE -Oz -DNDEBUG)
 get_target_property(CA_MODULE_LINK_OPTIONS causal-attention-module LINK_OPTIONS)
 target_link_options(causal-attention-bench PRIVATE ${CA_MODULE_LINK_OPTIONS})

@@ -37,7 +37,9 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-const MODULE_GZIP_CEILING = 91500,
+// Issue 19 (the exports' one rule for controls and formulas, the heads in the budget, the
+// measured embed height, own-name lookups) added 362 bytes: 91,314 -> 91,676.
+const MODULE_GZIP_CEILING = 92000,
   WASM_CEILING = 145000;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

@@ -1,4 +1,4 @@
-// The page's render path (issue 9): edits update the same cells in place and rebuild only a
+// The page's render path: edits update the same cells in place and rebuild only a
 // table whose shape changed; stages above 32 × 32 are canvas heatmaps whose readout, zoom and
 // exact region table show the stage's own float32 values; api.run's `stages` option copies
 // only those stages; heavy configurations run in a Worker, and on the main thread where no

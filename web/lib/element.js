@@ -165,7 +165,11 @@
           );
         // A preset with its own stages (gpt2, exercise 3.3) computes only the stages shown; the
         // others run whole, so that explanations find the stages they refer to.
-        var preset = !this.getAttribute('config') && api.presets[this.getAttribute('preset')];
+        var name = this.getAttribute('preset'),
+          preset =
+            !this.getAttribute('config') &&
+            Object.prototype.hasOwnProperty.call(api.presets, name) &&
+            api.presets[name];
         var partial = preset && preset.stages.length > 0;
         if (!ids.length && partial) ids = preset.stages.slice();
         var config = this.config(),
@@ -212,7 +216,7 @@
     // configuration (but not while the reader is typing in it).
     buildControls(doc, cfg, fromControls) {
       var level = this.getAttribute('controls'),
-        keys = CONTROLS[level] || [],
+        keys = (Object.prototype.hasOwnProperty.call(CONTROLS, level) && CONTROLS[level]) || [],
         form = this.form;
       form.hidden = !keys.length;
       if (this.builtControls !== level) {

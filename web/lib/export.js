@@ -27,22 +27,32 @@
     }
     return rows;
   }
-  // A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
-  // every control character (C0, DEL, C1: CR, LF and TAB too) becomes a space, and every ASCII
-  // punctuation character gets a backslash. No HTML, column break, emphasis, strikethrough,
-  // link, autolink or math survives; letters, digits and non-ASCII text stay as they are.
-  function markdownText(text) {
+  // Text in every export, by one rule: each control character (C0, DEL, C1: CR, LF and TAB
+  // too) and U+FFFE, U+FFFF (which XML cannot hold) become a space. The SVG stays well-formed
+  // XML, the CSV carries no raw control byte. (The core refuses lone surrogates.)
+  function plain(text) {
     // eslint-disable-next-line no-control-regex -- the rule is about control characters
-    return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/[!-/:-@[-`{-~]/g, '\\$&');
+    return String(text).replace(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/g, ' ');
   }
-  // A CSV field (RFC 4180), and labels that a spreadsheet would run as a formula get a quote.
-  function csvText(text, isLabel) {
-    if (isLabel && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
-    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  // A label in a Markdown cell, by the rule the CLI shares (tests/golden/markdown_cells.json):
+  // controls as everywhere (plain), and every ASCII punctuation character gets a backslash. No
+  // HTML, column break, emphasis, strikethrough, link, autolink or math survives; letters,
+  // digits and non-ASCII text stay as they are.
+  function markdownText(text) {
+    return plain(text).replace(/[!-/:-@[-`{-~]/g, '\\$&');
   }
-  /** HTML attribute text. */
+  // A label as a CSV field (RFC 4180). A field that a spreadsheet could read as a formula gets
+  // a leading quote: one starting (after spaces, where the control characters went) with = + -
+  // @ or their full-width forms. A field with a ";" is quoted as well as one with a ",": in a
+  // ";"-separator locale, "x;=cmd|..." would otherwise split into a cell "=cmd|...".
+  function csvText(text) {
+    text = plain(text);
+    if (/^\s*[=+\-@\uff1d\uff0b\uff0d\uff20]/.test(text)) text = "'" + text;
+    return /[",;\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+  /** HTML and XML text, also in attributes (controls as everywhere: plain). */
   function attr(text) {
-    return String(text)
+    return plain(text)
       .replace(/&/g, '&amp;')
       .replace(/"/g, '&quot;')
       .replace(/</g, '&lt;')
@@ -79,16 +89,8 @@
       );
     }
     if (format === 'csv') {
-      var lines = [
-        [m.corner]
-          .concat(labels)
-          .map(function (l) {
-            return csvText(l, true);
-          })
-          .join(','),
-      ];
-      for (i = 0; i < m.rows; i++)
-        lines.push([csvText(m.rowLabel(i), true)].concat(rows[i]).join(','));
+      var lines = [[m.corner].concat(labels).map(csvText).join(',')];
+      for (i = 0; i < m.rows; i++) lines.push([csvText(m.rowLabel(i))].concat(rows[i]).join(','));
       return lines.join('\r\n') + '\r\n';
     }
     // torch: a 1-D stage stays 1-D, like PyTorch prints it.
@@ -124,11 +126,9 @@
     // Cell (i, j), with -1 for the header row and column.
     var text = function (i, j) {
       return i < 0
-        ? j < 0
-          ? m.corner
-          : m.colLabel(j)
+        ? plain(j < 0 ? m.corner : m.colLabel(j))
         : j < 0
-          ? m.rowLabel(i)
+          ? plain(m.rowLabel(i))
           : (flags(i, j)[1] ? '✗ ' : '') + R.fmt(m.value(i, j));
     };
     for (i = -1; i < rows; i++)
@@ -343,11 +343,14 @@
   }
 
   /** The HTML that embeds stage `id` with configuration `config` (its non-default keys):
-   *  the element, and an iframe for sites that allow no scripts. `base` is the URL of the
-   *  directory holding causal-attention.js and embed.html. */
+   *  the element, and an iframe for sites that allow no scripts, `height` px tall (its
+   *  content's, measured by frameHeight). `base` is the URL of the directory holding
+   *  causal-attention.js and embed.html; the frame's link is written like the page's (hash.js). */
+  function frameSrc(id, config, base) {
+    return base + 'embed.html#' + CA.hash.stringify(Object.assign({ stages: id }, config));
+  }
   function snippet(id, config, base, height) {
-    var json = CA.json.stringify(config),
-      state = Object.assign({ stages: [id] }, config);
+    var json = CA.json.stringify(config);
     return (
       '<script src="' +
       attr(base + 'causal-attention.js') +
@@ -359,13 +362,41 @@
       '></causal-attention-demo>\n' +
       '<!-- Or, where scripts are not allowed: -->\n' +
       '<iframe src="' +
-      attr(base + 'embed.html#' + encodeURIComponent(CA.json.stringify(state))) +
+      attr(frameSrc(id, config, base)) +
       '" title="' +
       attr('Causal attention: ' + id) +
       '" width="100%" height="' +
-      (height || 400) +
+      height +
       '" style="border:0" loading="lazy"></iframe>'
     );
+  }
+
+  /** The height of the content of embed.html at `src` in a 700 px frame (a blog's column), as
+   *  embed.js reports it once its widget is ready (a message: also from file://); 640 after 8 s. */
+  function frameHeight(src, doc) {
+    return new Promise(function (resolve) {
+      var win = doc.defaultView,
+        frame = doc.createElement('iframe'),
+        timer = setTimeout(done, 8000, 640);
+      function done(height) {
+        win.removeEventListener('message', listen);
+        clearTimeout(timer);
+        frame.remove();
+        resolve(height);
+      }
+      function listen(e) {
+        var d = e.data;
+        if (e.source === frame.contentWindow && d && d.ready) done(d.height);
+      }
+      win.addEventListener('message', listen);
+      frame.src = src;
+      frame.title = 'measuring';
+      frame.tabIndex = -1;
+      frame.setAttribute('aria-hidden', 'true');
+      // off screen (CSSOM, allowed by a strict CSP)
+      frame.style.cssText = 'position:fixed;left:-1e4px;width:700px;border:0';
+      doc.body.appendChild(frame);
+    });
   }
 
   // Copy to the clipboard; where the browser refuses, show the text to copy by hand.
@@ -430,16 +461,16 @@
         bar.querySelector('.msg').textContent = 'Saved ' + file + '.';
         return;
       }
-      // The frame's height: the stage's on the page, plus the widget's padding and stage margins.
-      out =
-        format === 'embed'
-          ? snippet(
-              id,
-              config(),
-              new URL('.', doc.baseURI).href,
-              Math.ceil(box.getBoundingClientRect().height + 28.8),
-            )
-          : text(format, wt, id, batch);
+      if (format === 'embed') {
+        var base = new URL('.', doc.baseURI).href;
+        bar.querySelector('.msg').textContent = 'Measuring…';
+        return frameHeight(frameSrc(id, config(), base), doc).then(function (height) {
+          out = snippet(id, config(), base, height);
+          announce({ format: format, stage: id, batch: batch, text: out, height: height });
+          copy(out, bar, button.textContent);
+        });
+      }
+      out = text(format, wt, id, batch);
       announce({ format: format, stage: id, batch: batch, text: out });
       copy(out, bar, button.textContent);
     });
@@ -452,5 +483,7 @@
     snippet: snippet,
     bind: bind,
     markdownCell: markdownText,
+    csvCell: csvText,
+    plain: plain,
   };
 })(globalThis.CausalAttention || (globalThis.CausalAttention = {}));

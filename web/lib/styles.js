@@ -134,7 +134,7 @@
     '.ex p{margin:.2rem 0}',
     // A narrow box (a phone): compact digits, row labels stay in sight while the table scrolls
     // (px: the widget's sheet turns rem into var(), which a container query cannot hold).
-    '@container (max-width:512px){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
+    '@container (max-width:34em){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
     '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}',
   ].join('\n');
 
