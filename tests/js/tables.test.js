@@ -62,6 +62,10 @@ test("api.settings is the CLI's --list-settings table, with the book's defaults"
     api.settings.filter((s) => s.derived).map((s) => s.key),
     ['tokens', 'query_token', 'context_length'],
   );
+  assert.deepEqual(
+    api.settings.filter((s) => s.compact).map((s) => s.key),
+    ['d_out', 'dropout', 'rng', 'train'],
+  );
   // The ranges are the reader's: one past an end is refused with the same bounds.
   assert.throws(() => api.run({ d_out: 1025 }), /"d_out" must be an integer between 1 and 1024/);
   assert.throws(
