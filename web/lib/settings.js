@@ -1,12 +1,12 @@
 // The settings a reader can change with a control, from the core's settings table (api.settings:
 // key, type, range, default, group, label, help; facts.js holds it once loaded): every key but
 // the inputs and token labels, which have an editor of their own. What is the page's and the
-// widget's choice, not a fact of the configuration, is here: which settings the widget's
-// compact controls offer, and which control shows empty while it follows T.
+// widget's choice, not a fact of the configuration, is here: the controls' order and which
+// control shows empty while it follows T (the table says which the widget's compact controls
+// offer: `compact`).
 import { tables } from './facts.js';
 
-var COMPACT = ['d_out', 'dropout', 'rng', 'train'],
-  EMPTY = ['context_length'], // "= tokens" until edited
+var EMPTY = ['context_length'], // "= tokens" until edited
   // The controls' order, the page's form's (by section of the chapter); a setting the core adds
   // comes after these, in the core's order.
   ORDER = [
@@ -30,8 +30,7 @@ function rank(s) {
   return k < 0 ? ORDER.length : k;
 }
 
-/** The settings with a control, in the controls' order: the core's rows, plus `compact` and
- *  `empty`. */
+/** The settings with a control, in the controls' order: the core's rows, plus `empty`. */
 export function settings() {
   return tables.settings
     .filter(function (s) {
@@ -41,10 +40,7 @@ export function settings() {
       return rank(a) - rank(b); // stable: new settings keep the core's order
     })
     .map(function (s) {
-      return Object.assign({}, s, {
-        compact: COMPACT.indexOf(s.key) >= 0,
-        empty: EMPTY.indexOf(s.key) >= 0,
-      });
+      return Object.assign({}, s, { empty: EMPTY.indexOf(s.key) >= 0 });
     });
 }
 
