@@ -67,7 +67,7 @@ module.exports = [
     files: ['web/**/*.js'],
     languageOptions: {
       ecmaVersion: 2022,
-      sourceType: 'script',
+      sourceType: 'module', // ES modules, bundled by src/wasm/pack.js (esbuild)
       globals: globals([...shared, ...browser, 'module']),
     },
   },

@@ -1,5 +1,5 @@
 // The budgets of issues #3 and #9, measured on the built page (build/web, or $CA_BUILD/web):
-//   size   gzip -9 of every file the page directory ships                   asserted: <= 107,500 bytes
+//   size   gzip -9 of every file the page directory ships                   asserted: <= 108,000 bytes
 //          (a ceiling against growth; the target is 72,000: see README, Budgets)
 //   load   navigation start -> the frame after data-ready painted           target 150 ms, reported
 //   edit   an `input` event on a control -> the next frame painted          target 16 ms (book),
@@ -16,7 +16,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, web } = require('../tests/js/browser');
 
-const SIZE_BUDGET = 107500 /* the whole chapter is ~107.3 KB; the 72 KB target is not met */,
+const SIZE_BUDGET = 108000 /* the whole chapter is ~107.9 KB (issue 19's fixes: +584); the 72 KB target is not met */,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, randn: 50 };
 const LOADS = 10,
@@ -109,10 +109,15 @@ async function edits(page, selector, values, check, n) {
         dom = [],
         painted = [],
         seen = [];
-      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix).
+      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix;
+      // builds before the ES modules kept it on the canvas as _hm).
+      const hm = (e) => {
+        const CA = globalThis.CausalAttention;
+        return CA.heatmap && CA.heatmap.state ? CA.heatmap.state(e) : e._hm;
+      };
       const cell = () => {
         const e = document.querySelector(check);
-        return e._hm ? String(e._hm.m.value(1, 0)) : e.textContent;
+        return hm(e) ? String(hm(e).m.value(1, 0)) : e.textContent;
       };
       const frame = () =>
         new Promise((resolve) =>

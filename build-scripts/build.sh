@@ -20,13 +20,9 @@ rm -rf "$out/web"
 node src/wasm/pack.js --page web "$out/web"
 cp "$out/wasm/causal-attention.js" "$out/web/"
 
-# The npm package: package.json's "files" (the module and its types), README and a package.json
-# without the dev tools. `npm pack "$out/package"` makes the tarball.
+# The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,
+# README, LICENSE and a package.json without the dev tools. Pack it with
+# `npm pack ./build/package` (the "./" matters: without it npm reads a GitHub shorthand).
 rm -rf "$out/package"
-mkdir -p "$out/package"
-cp "$out/wasm/causal-attention.js" web/causal-attention.d.ts README.md LICENSE "$out/package/"
-node -e '
-const p = require("./package.json");
-for (const k of ["private", "scripts", "devDependencies"]) delete p[k];
-require("fs").writeFileSync(process.argv[1], JSON.stringify(p, null, 2) + "\n");' "$out/package/package.json"
+node build-scripts/package.js "$out/wasm/causal-attention.js" "$out/package"
 echo "build: $out/web/ is ready ($(du -sb "$out/web" | cut -f1) bytes)"

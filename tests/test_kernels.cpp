@@ -42,13 +42,6 @@ void use_reference() {
   ca::kernels::set_fast_exp(false);
 }
 
-bool same(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (!test::same_bits(a[i], b[i])) return false;
-  return true;
-}
-
 // Normals, with (when `special`) some -0, 0, huge, tiny, inf and NaN.
 std::vector<float> data(std::size_t n, std::mt19937& rng, bool special) {
   std::normal_distribution<float> normal;
@@ -114,8 +107,8 @@ static void check_paths(int m, int n, int k, int seed, std::mt19937& rng) {
           got[std::size_t(i) * ldc + j] = got_nt[std::size_t(i) * ldc + j] =
               want[std::size_t(i) * ldc + j];
     }
-    CHECK(same(got, want));
-    CHECK(same(got_nt, want));
+    CHECK_THAT(test::floats("gemm", got), test::BitEqual(want, "gemm_reference's"));
+    CHECK_THAT(test::floats("gemm_nt", got_nt), test::BitEqual(want, "gemm_reference's"));
   }
 }
 
@@ -158,7 +151,7 @@ TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
     if (tri == Tri::LowerOut)
       for (int i = 0; i < 5; ++i)
         for (int j = i + 1; j < 6; ++j) got[std::size_t(i) * 7 + j] = want[std::size_t(i) * 7 + j];
-    CHECK(same(got, want));
+    CHECK_THAT(test::floats("gemm with k = 0", got), test::BitEqual(want, "gemm_reference's"));
   }
 }
 
@@ -199,8 +192,8 @@ TEST_CASE("gemm paths equal the reference at attention sizes", "[kernels]") {
     ca::kernels::gemm_nt(m, n, k, a.data(), k, bt.data(), k, got_nt.data(), n, tri);
     lower_only(got);
     lower_only(got_nt);
-    CHECK(same(got, want));
-    CHECK(same(got_nt, want));
+    CHECK_THAT(test::floats("gemm", got), test::BitEqual(want, "gemm_reference's"));
+    CHECK_THAT(test::floats("gemm_nt", got_nt), test::BitEqual(want, "gemm_reference's"));
   }
 }
 
@@ -229,7 +222,8 @@ TEST_CASE("exp_shifted equals avx2::exp bit for bit", "[kernels]") {
   for (std::size_t off = 0; off < 8; ++off) {  // every alignment of the tail
     std::vector<float> g(x.begin() + off, x.end());
     ca::kernels::exp_shifted(g.data(), int(g.size()), max);
-    CHECK(same(g, std::vector<float>(want.begin() + off, want.end())));
+    CHECK_THAT(test::floats("exp_shifted", g),
+               test::BitEqual(std::vector<float>(want.begin() + off, want.end()), "scalar exp's"));
   }
 }
 
@@ -255,12 +249,15 @@ TEST_CASE("causal_softmax_forward equals the masked softmax", "[kernels]") {
   for (int i = 0; i < T; ++i) {
     INFO("seed " << seed << " row " << i << " of " << T);
     bool masked_zero = true;
-    for (int j = i + 1; j < T; ++j) masked_zero &= test::same_bits(want.at(i, j), 0.0f);
+    for (int j = i + 1; j < T; ++j) masked_zero &= test::bits_equal(want.at(i, j), 0.0f);
     if (i + 1 < T) CHECK(int(full[i]) == (masked_zero ? 0 : 1));  // the last row masks none
     CHECK(full[i] <= 1);
     const int n = full[i] ? T : i + 1;
-    CHECK(same(std::vector<float>(got.begin() + i * T, got.begin() + i * T + n),
-               std::vector<float>(want.data.begin() + i * T, want.data.begin() + i * T + n)));
+    CHECK_THAT(
+        test::floats("causal_softmax_forward row " + std::to_string(i),
+                     std::vector<float>(got.begin() + i * T, got.begin() + i * T + n)),
+        test::BitEqual(std::vector<float>(want.data.begin() + i * T, want.data.begin() + i * T + n),
+                       "masked softmax_forward's"));
   }
 }
 
@@ -300,13 +297,14 @@ TEST_CASE("gemm on strided heads equals the reference on copied heads", "[kernel
           for (int c = 0; c < hd; ++c) kt[std::size_t(c) * T + t] = kh[std::size_t(t) * hd + c];
         ca::kernels::gemm_reference(T, T, hd, qh.data(), hd, kt.data(), T, want.data(), T,
                                     Tri::Full);
-        CHECK(same(scores, want));
+        CHECK_THAT(test::floats("head scores", scores), test::BitEqual(want, "gemm_reference's"));
         ca::kernels::gemm(T, hd, T, scores.data(), T, v.data() + off, D, context.data() + off, D,
                           Tri::LowerK);
         std::vector<float> ctx_want(std::size_t(T) * hd);
         ca::kernels::gemm_reference(T, hd, T, want.data(), T, vh.data(), hd, ctx_want.data(), hd,
                                     Tri::LowerK);
-        CHECK(same(head(context, b, h), ctx_want));
+        CHECK_THAT(test::floats("head context", head(context, b, h)),
+                   test::BitEqual(ctx_want, "gemm_reference's"));
       }
     }
   }
@@ -348,7 +346,8 @@ void check_causal(const ca::CausalAttention& m, const ca::Tensor& x, std::uint64
       ca::Generator g = gen;
       const ca::Tensor got = m.forward(x, g);
       CHECK(got.shape == want.shape);
-      CHECK(same(got.data, want.data));
+      CHECK_THAT(test::floats("forward", got.data),
+                 test::BitEqual(want.data, "the reference kernels'"));
       CHECK(g.random() == next);
     }
   }
@@ -457,7 +456,8 @@ void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64
       ca::Generator g(seed), g2(seed);
       const ca::Tensor got = m.forward(x, g);
       CHECK(got.shape == want.context_vecs.shape);
-      CHECK(same(got.data, want.context_vecs.data));
+      CHECK_THAT(test::floats("forward", got.data),
+                 test::BitEqual(want.context_vecs.data, "the reference kernels'"));
       CHECK(g.random() == next);
       const ca::MultiHeadAttention::Trace t = m.trace(x, g2);
       CHECK(g2.random() == next);
@@ -471,7 +471,8 @@ void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64
           {&t.context_vecs, &want.context_vecs}};
       for (const auto& [mine, theirs] : pairs) {
         CHECK(mine->shape == theirs->shape);
-        CHECK(same(mine->data, theirs->data));
+        CHECK_THAT(test::floats("traced", mine->data),
+                   test::BitEqual(theirs->data, "the reference's"));
       }
     }
   }
@@ -501,7 +502,8 @@ void check_mha(const ca::MultiHeadAttention& m, const ca::Tensor& x, std::uint64
         continue;
       }
       CHECK(mine->shape == theirs->shape);
-      CHECK(same(mine->data, theirs->data));
+      CHECK_THAT(test::floats("traced", mine->data),
+                 test::BitEqual(theirs->data, "the reference's"));
     }
   }
 }
@@ -560,7 +562,8 @@ TEST_CASE("golden configurations are the same bits on every kernel", "[kernels][
       REQUIRE(got.stages.size() == want.stages.size());
       for (std::size_t s = 0; s < got.stages.size(); ++s) {
         INFO(got.stages[s].id());
-        CHECK(same(got.stages[s].tensor.data, want.stages[s].tensor.data));
+        CHECK_THAT(test::floats(std::string(got.stages[s].id()), got.stages[s].tensor),
+                   test::BitEqual(want.stages[s].tensor, "the reference kernels'"));
       }
     }
     const ca::Config& c = want.config;
@@ -571,7 +574,8 @@ TEST_CASE("golden configurations are the same bits on every kernel", "[kernels][
     m.rng = c.rng;
     ca::Generator ref_gen = gen;
     const ca::Tensor& batch = test::stage(want, "batch");
-    CHECK(same(causal_reference(m, batch, ref_gen).data, test::stage(want, "context_vecs").data));
+    CHECK_THAT(test::floats("causal_reference", causal_reference(m, batch, ref_gen).data),
+               test::BitEqual(test::stage(want, "context_vecs").data, "the walkthrough's"));
   }
   CHECK(files >= 30);
 }

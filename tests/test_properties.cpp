@@ -121,7 +121,7 @@ TEST_CASE("changing token j never changes the outputs of tokens before j", "[pro
         if (row < j) {
           INFO(id << " row " << row << " changed when token " << j << " changed");
           if (exact)
-            CHECK(test::same_bits(a.data[i], b.data[i]));
+            CHECK_THAT(a.data[i], test::BitEqual(b.data[i]));
           else
             CHECK(std::abs(a.data[i] - b.data[i]) <= 1e-6f);
         }

@@ -23,14 +23,6 @@ std::vector<float> floats(const nlohmann::json& a) {
   return v;
 }
 
-// Index of the first value whose bits differ, or -1.
-long first_difference(const std::vector<float>& got, const std::vector<float>& want) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!test::same_bits(got[i], want[i])) return long(i);
-  return -1;
-}
-
 // Runs the test body with the vectorised exp and with the scalar loop, then restores. Where
 // the CPU has AVX2 and FMA the vectorised path must be on: a broken one would fail kernels.cpp's
 // self-check and leave every test here on the scalar loop.
@@ -52,13 +44,13 @@ TEST_CASE("avx2::exp and exp_shifted equal torch.exp bit for bit", "[reductions]
   const std::vector<float> x = floats(fixture()["exp"]["x"]), want = floats(fixture()["exp"]["y"]);
   std::vector<float> got(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) got[i] = ca::avx2::exp(x[i]);
-  CHECK(first_difference(got, want) == -1);
+  CHECK_THAT(test::floats("avx2::exp", got), test::BitEqual(want, "torch.exp's"));
   const bool fast = GENERATE(true, false);
   ExpPath path(fast);
   INFO("vectorised: " << ca::kernels::fast_exp());
   got = x;
   ca::kernels::exp_shifted(got.data(), int(got.size()), 0.0f);
-  CHECK(first_difference(got, want) == -1);
+  CHECK_THAT(test::floats("exp_shifted", got), test::BitEqual(want, "torch.exp's"));
 }
 
 TEST_CASE("softmax_forward and row_sums equal torch.softmax and sum(dim=-1)", "[reductions]") {
@@ -73,11 +65,11 @@ TEST_CASE("softmax_forward and row_sums equal torch.softmax and sum(dim=-1)", "[
     std::vector<float> weights(x.size()), sums(2);
     ca::softmax_forward(ca::MatrixMap(weights.data(), 2, n), ca::ConstMatrixMap(x.data(), 2, n),
                         1.0f);
-    CHECK(first_difference(weights, floats(r["softmax"])) == -1);
+    CHECK_THAT(test::floats("softmax", weights), test::BitEqual(floats(r["softmax"]), "PyTorch's"));
     ca::row_sums(ca::MatrixMap(sums.data(), 2, 1), ca::ConstMatrixMap(x.data(), 2, n));
-    CHECK(first_difference(sums, floats(r["sums"])) == -1);
+    CHECK_THAT(test::floats("row sums", sums), test::BitEqual(floats(r["sums"]), "PyTorch's"));
     for (int i = 0; i < 2; ++i)  // tensor.sum() of one row adds in the same order
-      CHECK(test::same_bits(ca::reduce::cascade_sum(x.data() + i * n, n), sums[i]));
+      CHECK_THAT(ca::reduce::cascade_sum(x.data() + i * n, n), test::BitEqual(sums[i]));
     ++rows;
   }
   CHECK(rows == 48);
@@ -96,13 +88,14 @@ TEST_CASE("the causal softmax equals torch.softmax of the masked scores", "[redu
     std::vector<float> full(scores.size()), causal(scores.size(), 0.0f);
     ca::softmax_forward(ca::MatrixMap(full.data(), T, T), ca::ConstMatrixMap(scores.data(), T, T),
                         divisor);
-    CHECK(first_difference(full, want) == -1);
+    CHECK_THAT(test::floats("softmax", full), test::BitEqual(want, "PyTorch's"));
     for (int i = 0; i < T; ++i)  // what causal_softmax_forward must not read
       for (int j = i + 1; j < T; ++j) scores[std::size_t(i) * T + j] = std::nanf("");
     std::vector<unsigned char> full_rows(T);
     CHECK(ca::causal_softmax_forward(causal.data(), T, scores.data(), T, T, divisor,
                                      full_rows.data()) == 0);
-    CHECK(first_difference(causal, want) == -1);  // its unwritten cells are the +0 of torch's
+    // Its unwritten cells are the +0 of torch's.
+    CHECK_THAT(test::floats("causal_softmax_forward", causal), test::BitEqual(want, "PyTorch's"));
   }
 }
 
@@ -112,13 +105,13 @@ TEST_CASE("the causal softmax equals torch.softmax of the masked scores", "[redu
 TEST_CASE("vec_sum adds in reduce_all's lanes, cascade_sum in SumKernel's", "[reductions]") {
   const float e = 0x1p-24f;
   const std::vector<float> x = {1.0f, e, e, e, e, e, e, e, e};
-  CHECK(test::same_bits(ca::reduce::vec_sum(x.data(), 9, 9), 1.0f + 3 * 0x1p-23f));
-  CHECK(test::same_bits(ca::reduce::vec_sum(x.data(), 7, 7), 1.0f));  // below 8: in order
+  CHECK_THAT(ca::reduce::vec_sum(x.data(), 9, 9), test::BitEqual(1.0f + 3 * 0x1p-23f));
+  CHECK_THAT(ca::reduce::vec_sum(x.data(), 7, 7), test::BitEqual(1.0f));  // below 8: in order
   // 3 values read of a row of 9, the rest +0: lanes 0 and 2 meet first, (e + e) + 1.
   const std::vector<float> y = {e, 1.0f, e};
-  CHECK(test::same_bits(ca::reduce::vec_sum(y.data(), 3, 9), 1.0f + 0x1p-23f));
-  CHECK(test::same_bits(ca::reduce::vec_sum(y.data(), 3, 3), 1.0f));  // (e + 1) + e
+  CHECK_THAT(ca::reduce::vec_sum(y.data(), 3, 9), test::BitEqual(1.0f + 0x1p-23f));
+  CHECK_THAT(ca::reduce::vec_sum(y.data(), 3, 3), test::BitEqual(1.0f));  // (e + 1) + e
   // SumKernel: 8 lanes over the one whole vector, then +0 + the leftover 2^-24 + the lanes in
   // order: 2^-24 + 1 ties to 1, and the seven 2^-24 after it round away one by one.
-  CHECK(test::same_bits(ca::reduce::cascade_sum(x.data(), 9), 1.0f));
+  CHECK_THAT(ca::reduce::cascade_sum(x.data(), 9), test::BitEqual(1.0f));
 }

@@ -183,6 +183,8 @@ export interface Setting {
   default: ResolvedConfig[keyof ResolvedConfig];
   /** The default follows the inputs (query_token, context_length, tokens). */
   derived: boolean;
+  /** Among the few the widget offers with controls="compact". */
+  compact: boolean;
   /** A choice's options: the value and a label that starts with it. */
   choices: { value: string; label: string }[];
   /** The heading the page's form puts it under. */

@@ -137,7 +137,7 @@ int run(int argc, char** argv) {
       "The causal self-attention walkthrough of 'Build a Large Language Model (From Scratch)' "
       "chapter 3 (§3.3 to §3.6), computed exactly as PyTorch does. With no options it prints the "
       "book's tables."};
-  app.set_version_flag("--version", "causal-attention 1.0.0");
+  app.set_version_flag("--version", "causal-attention " CA_VERSION);  // package.json's
   std::string config_path, preset_name;
   std::map<std::string, std::string> numbers;  // config key -> flag text
   std::optional<std::string> rng;

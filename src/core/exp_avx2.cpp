@@ -4,6 +4,8 @@
 // the self-check in kernels.cpp agreed with avx2::exp.
 #include <immintrin.h>
 
+#include "kernels_isa.hpp"
+
 namespace ca::kernels {
 
 namespace {

@@ -5,6 +5,7 @@
 #include <wasm_simd128.h>
 
 #include "avx2_math.hpp"
+#include "kernels_isa.hpp"
 
 namespace ca::kernels {
 

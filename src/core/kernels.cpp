@@ -7,20 +7,9 @@
 #include <vector>
 
 #include "avx2_math.hpp"
+#include "kernels_isa.hpp"
 
 namespace ca::kernels {
-
-// One object per instruction set (kernels_<isa>.cpp), each built with its own flags.
-#if defined(__x86_64__) || defined(__i386__)
-#define CA_KERNELS_X86 1
-void gemm_sse2(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
-void gemm_avx2(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
-void exp_shifted_avx2_fma(float* w, int n, float max);
-#endif
-#if defined(__wasm_simd128__)
-void gemm_simd128(int, int, int, const float*, int, const float*, int, float*, int, Tri, bool);
-void exp_shifted_simd128(float* w, int n, float max);
-#endif
 
 void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                     int ldc, Tri tri) {

@@ -2,6 +2,7 @@
 // multiply-add would change bits); called only when the CPU reports AVX2.
 #include <immintrin.h>
 
+#include "kernels_isa.hpp"
 #include "kernels_tile.hpp"
 
 namespace {

@@ -1,6 +1,7 @@
 // gemm on WebAssembly SIMD128 (the module is built with -msimd128): 4 floats per vector.
 #include <wasm_simd128.h>
 
+#include "kernels_isa.hpp"
 #include "kernels_tile.hpp"
 
 namespace {

@@ -1,6 +1,7 @@
 // gemm on SSE2 (every x86-64 CPU): 4 floats per vector.
 #include <emmintrin.h>
 
+#include "kernels_isa.hpp"
 #include "kernels_tile.hpp"
 
 namespace {

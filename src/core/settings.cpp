@@ -78,6 +78,7 @@ json::Value settings_json() {
                  {"max", std::move(max)},
                  {"default", member(book, s.key)},
                  {"derived", json::make_bool(s.derived)},
+                 {"compact", json::make_bool(s.compact)},
                  {"choices", std::move(choices_js)},
                  {"group", make_string(s.group)},
                  {"label", make_string(s.label)},

@@ -41,6 +41,7 @@ struct SettingInfo {
   std::uint64_t max;    // (query_token and context_length are bounded by T as well)
   double value;         // Config's default: a number, 1 for true, a Choice's index
   bool derived;         // the default follows the inputs: resolve() fills it in
+  bool compact;         // among the few the widget offers with controls="compact"
   const char* choices;  // Choice: one line per option, "value: what it means"
   const char* group;    // the heading the page's form puts it under
   const char* label;
@@ -59,54 +60,56 @@ constexpr const char* kDropout = "Dropout";
 constexpr const char* kClass = "The class (CausalAttention)";
 }  // namespace settings_detail
 
-// In the order of config_to_json's keys. Fields: key, type, min, max, value, derived, choices,
-// group, label, help.
+// In the order of config_to_json's keys. Fields: key, type, min, max, value, derived, compact,
+// choices, group, label, help.
 inline constexpr SettingInfo kSettings[] = {
-    {"inputs", settings_detail::T::Inputs, 0, 0, 0, false, "", settings_detail::kInputs, "inputs",
+    {"inputs", settings_detail::T::Inputs, 0, 0, 0, false, false, "", settings_detail::kInputs,
+     "inputs",
      "T rows of d_in numbers (default: the book's 6 x 3 embeddings of \"Your journey starts with "
      "one step\"), or {\"randn\": [T, d_in], \"seed\": S}: torch.manual_seed(S); torch.randn(T, "
      "d_in)"},
-    {"tokens", settings_detail::T::Strings, 0, 0, 0, true, "", settings_detail::kInputs, "tokens",
-     "T row labels (default: the book's six words, then x7, x8, ...)"},
-    {"d_out", settings_detail::T::Integer, 1, kMaxDim, 2, false, "", settings_detail::kAttention,
-     "d_out",
+    {"tokens", settings_detail::T::Strings, 0, 0, 0, true, false, "", settings_detail::kInputs,
+     "tokens", "T row labels (default: the book's six words, then x7, x8, ...)"},
+    {"d_out", settings_detail::T::Integer, 1, kMaxDim, 2, false, true, "",
+     settings_detail::kAttention, "d_out",
      "Output width of the three nn.Linear, of SelfAttention_v1 and of both multi-head "
      "modules"},
-    {"query_token", settings_detail::T::Integer, 0, kMaxTokens - 1, -1, true, "",
+    {"query_token", settings_detail::T::Integer, 0, kMaxTokens - 1, -1, true, false, "",
      settings_detail::kSimple, "query_token",
      "§3.3/§3.4's query token q, 0 to T-1 (default 1, \"journey\"; 0 when T = 1)"},
-    {"seed_v1", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, "",
+    {"seed_v1", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
      settings_detail::kSimple, "seed_v1",
      "torch.manual_seed before §3.4's torch.rand weights and SelfAttention_v1"},
-    {"num_heads", settings_detail::T::Integer, 1, kMaxHeads, 2, false, "", settings_detail::kClass,
-     "num_heads (§3.6)",
+    {"num_heads", settings_detail::T::Integer, 1, kMaxHeads, 2, false, false, "",
+     settings_detail::kClass, "num_heads (§3.6)",
      "Heads of MultiHeadAttentionWrapper and MultiHeadAttention (num_heads x d_out at most 16384; "
      "MultiHeadAttention needs it to divide d_out)"},
-    {"qkv_bias", settings_detail::T::Boolean, 0, 1, 0, false, "", settings_detail::kAttention,
-     "qkv_bias (nn.Linear with bias)", "nn.Linear(..., bias=qkv_bias)"},
-    {"scale", settings_detail::T::Boolean, 0, 1, 1, false, "", settings_detail::kAttention,
+    {"qkv_bias", settings_detail::T::Boolean, 0, 1, 0, false, false, "",
+     settings_detail::kAttention, "qkv_bias (nn.Linear with bias)",
+     "nn.Linear(..., bias=qkv_bias)"},
+    {"scale", settings_detail::T::Boolean, 0, 1, 1, false, false, "", settings_detail::kAttention,
      "scale: divide scores by √d_k", "Divide the scores by sqrt(d_k) before every softmax"},
-    {"seed_weights", settings_detail::T::Seed, kSeedMin, kSeedMax, 789, false, "",
+    {"seed_weights", settings_detail::T::Seed, kSeedMin, kSeedMax, 789, false, false, "",
      settings_detail::kAttention, "seed_weights",
      "torch.manual_seed before SelfAttention_v2(d_in, d_out, qkv_bias)"},
-    {"seed_dropout", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, "",
+    {"seed_dropout", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
      settings_detail::kDropout, "seed_dropout",
      "torch.manual_seed before each of the two dropout stages"},
-    {"dropout", settings_detail::T::Probability, 0, 1, 0.5, false, "", settings_detail::kDropout,
-     "dropout p", "p of the dropout demo"},
-    {"seed_class", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, "",
+    {"dropout", settings_detail::T::Probability, 0, 1, 0.5, false, true, "",
+     settings_detail::kDropout, "dropout p", "p of the dropout demo"},
+    {"seed_class", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
      settings_detail::kClass, "seed_class",
      "torch.manual_seed before CausalAttention and before each multi-head module"},
-    {"class_dropout", settings_detail::T::Probability, 0, 1, 0, false, "", settings_detail::kClass,
-     "class_dropout", "The classes' own dropout p"},
-    {"context_length", settings_detail::T::Integer, 1, kMaxTokens, 0, true, "",
+    {"class_dropout", settings_detail::T::Probability, 0, 1, 0, false, false, "",
+     settings_detail::kClass, "class_dropout", "The classes' own dropout p"},
+    {"context_length", settings_detail::T::Integer, 1, kMaxTokens, 0, true, false, "",
      settings_detail::kClass, "context_length",
      "The classes' mask buffer size, at least T (default T)"},
-    {"rng", settings_detail::T::Choice, 0, 0, 0, false,
+    {"rng", settings_detail::T::Choice, 0, 0, 0, false, true,
      "default: the book; PyTorch 2.7+ on any CPU, Apple silicon, ARM, builds without MKL\n"
      "mkl: x86 Linux/Windows/Colab MKL builds, PyTorch 0.4.1–2.6",
      settings_detail::kDropout, "generator", "Dropout's Bernoulli path: which PyTorch draws it"},
-    {"train", settings_detail::T::Boolean, 0, 1, 1, false, "", settings_detail::kDropout,
+    {"train", settings_detail::T::Boolean, 0, 1, 1, false, true, "", settings_detail::kDropout,
      "train mode (off = .eval(): no dropout)", "Training mode (dropout active); false = .eval()"},
 };
 
@@ -141,8 +144,8 @@ struct Choice {
 };
 Choice choice(const SettingInfo& setting, std::size_t index);
 
-// {"settings": [{key, type, min, max, default, derived, choices: [{value, label}], group,
-// label, help}]}: min and max null where the type has no range, default the book's value
+// {"settings": [{key, type, min, max, default, derived, compact, choices: [{value, label}],
+// group, label, help}]}: min and max null where the type has no range, default the book's value
 // resolved (query_token 1, context_length 6, the six tokens).
 json::Value settings_json();
 

@@ -2,7 +2,7 @@
 // bindings.cpp in its own binding block, and small: three functions of numbers.
 #include <emscripten/bind.h>
 
-#include "../../bench/bench_modules.hpp"
+#include "bench_modules.hpp"
 
 namespace {
 

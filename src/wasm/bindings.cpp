@@ -347,7 +347,7 @@ val table(ca::json::Value (*document)()) { return to_js(document()); }
 // {sections, stages, limits, defaults}: every fact about each stage, from the core's table.
 val stage_table() { return table(ca::stage_table_json); }
 
-// {settings: [{key, type, min, max, default, derived, choices, group, label, help}]}.
+// {settings: [{key, type, min, max, default, derived, compact, choices, group, label, help}]}.
 val settings() { return table(ca::settings_json); }
 
 // The row labels of n tokens when none are given: the book's words, then x7, x8, ...

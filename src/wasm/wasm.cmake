@@ -36,7 +36,7 @@ target_link_options(causal-attention-module PRIVATE
 # which the page never calls and so does not ship. Built on demand (bench/compare.sh).
 add_executable(causal-attention-bench EXCLUDE_FROM_ALL
   src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
-target_link_libraries(causal-attention-bench PRIVATE ca_core)
+target_link_libraries(causal-attention-bench PRIVATE ca_bench_workloads)
 target_compile_options(causal-attention-bench PRIVATE -Oz -DNDEBUG)
 get_target_property(CA_MODULE_LINK_OPTIONS causal-attention-module LINK_OPTIONS)
 target_link_options(causal-attention-bench PRIVATE ${CA_MODULE_LINK_OPTIONS})
@@ -48,27 +48,17 @@ target_link_libraries(causal-attention-named PRIVATE ca_core)
 target_compile_options(causal-attention-named PRIVATE -Oz -DNDEBUG)
 target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --profiling-funcs)
 
-# The hand-written JS that ships in the same file, after the glue and the wasm.
-set(CA_WEB_LIBS
-  ${CMAKE_SOURCE_DIR}/web/lib/api.js
-  ${CMAKE_SOURCE_DIR}/web/lib/worker.js
-  ${CMAKE_SOURCE_DIR}/web/lib/json.js
-  ${CMAKE_SOURCE_DIR}/web/lib/budget.js
-  ${CMAKE_SOURCE_DIR}/web/lib/nonfinite.js
-  ${CMAKE_SOURCE_DIR}/web/lib/render.js
-  ${CMAKE_SOURCE_DIR}/web/lib/explain.js
-  ${CMAKE_SOURCE_DIR}/web/lib/heatmap.js
-  ${CMAKE_SOURCE_DIR}/web/lib/draw.js
-  ${CMAKE_SOURCE_DIR}/web/lib/styles.js
-  ${CMAKE_SOURCE_DIR}/web/lib/export.js
-  ${CMAKE_SOURCE_DIR}/web/lib/element.js)
+# The hand-written JS that ships in the same file, after the glue and the wasm: ES modules
+# that src/wasm/pack.js bundles (web/lib/index.js and what it imports).
+# The page's scripts too: causal-attention.js registers what they import from it.
+file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE_SOURCE_DIR}/web/*.js
+     ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js
           $<TARGET_FILE:causal-attention-module>
           ${CMAKE_BINARY_DIR}/causal-attention-module.wasm
           ${CMAKE_BINARY_DIR}/causal-attention.js
-          ${CA_WEB_LIBS}
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
   COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib)")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)

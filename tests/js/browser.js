@@ -1,11 +1,15 @@
-// Debian's Chromium driven by playwright-core (no browser download), and a static server for
-// build/web on 127.0.0.1. Shared by the browser tests and build-scripts/budgets.js.
+// The browser tests' one harness: Debian's Chromium driven by playwright-core (no browser
+// download), a static server for build/web on 127.0.0.1, and browserSuite(), which gives a test
+// file both plus open() and done(). Shared by the browser tests, build-scripts/budgets.js and
+// build-scripts/screenshots.js.
 'use strict';
 const fs = require('fs');
 const http = require('http');
 const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
+
+const web = path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web');
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -186,7 +190,48 @@ function widgetRow(page, host, stage, row, batch = 0) {
   );
 }
 
+/** One Chromium and one server of build/web (plus `files`, as serveWith) for the tests of a
+ *  file: started before them, closed after (node:test hooks). Returns {browser, server, files,
+ *  open, done}; browser and server are set once the tests start.
+ *  open(url, {viewport, colorScheme, reducedMotion, wait}) resolves to a watched page
+ *  ({page, problems}) at `url` (relative to the server unless it has a scheme), light and with
+ *  motion unless asked otherwise; `wait`: 'page' (the default: data-ready "1" and every stage
+ *  built), 'widgets' (every <causal-attention-demo> rendered) or false.
+ *  done(w) asserts that the page recorded no problem and closes it. */
+function browserSuite({ files = {}, headers = {} } = {}) {
+  const { before, after } = require('node:test');
+  const assert = require('node:assert/strict');
+  const suite = { files, browser: null, server: null };
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(web, 'index.html')), `no ${web}/index.html: build first`);
+    [suite.browser, suite.server] = await Promise.all([launch(), serveWith(web, files, headers)]);
+  });
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.server) await suite.server.close();
+  });
+  suite.open = async (url = '', opts = {}) => {
+    const w = await watchedPage(suite.browser.context, suite.server.url);
+    if (opts.viewport) await w.page.setViewportSize(opts.viewport);
+    await w.page.emulateMedia({
+      colorScheme: opts.colorScheme || 'light',
+      reducedMotion: opts.reducedMotion || 'no-preference',
+    });
+    await w.page.goto(/^[a-z]+:/.test(url) ? url : suite.server.url + url);
+    const wait = opts.wait === undefined ? 'page' : opts.wait;
+    if (wait === 'page') assert.equal(await ready(w.page), '1', `data-ready of ${url}`);
+    else if (wait === 'widgets') await widgetsReady(w.page);
+    return w;
+  };
+  suite.done = async (w) => {
+    assert.deepEqual(w.problems, []);
+    await w.page.close();
+  };
+  return suite;
+}
+
 module.exports = {
+  browserSuite,
   serve,
   serveWith,
   launch,
@@ -197,5 +242,5 @@ module.exports = {
   axeViolations,
   widgetsReady,
   widgetRow,
-  web: path.join(process.env.CA_BUILD || path.resolve(__dirname, '../../build'), 'web'),
+  web,
 };

@@ -173,3 +173,20 @@ test('every relative link of the docs names a file that exists, and a heading th
   }
   assert.deepEqual(broken, []);
 });
+
+test("docs/cli.md's configuration table has the settings table's keys, in its order", () => {
+  const text = fs.readFileSync(path.join(root, 'docs/cli.md'), 'utf8');
+  const start = text.indexOf('| key | default | meaning |');
+  const table = text.slice(start, text.indexOf('\n\n', start));
+  const keys = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+  const r = spawnSync(
+    path.join(build, 'native/causal-attention'),
+    ['--list-settings', '--format', 'json'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const settings = JSON.parse(r.stdout).settings.map((s) => s.key);
+  assert.deepEqual(keys, settings);
+});

@@ -6,25 +6,9 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const {
-  serveWith,
-  launch,
-  watchedPage,
-  web,
-  widgetsReady,
-  axeViolations,
-  settled,
-} = require('./browser');
+const { browserSuite, axeViolations, settled } = require('./browser');
 
-let browser, server;
-test.before(async () => {
-  browser = await launch();
-  server = await serveWith(web, {});
-});
-test.after(async () => {
-  await browser.close();
-  await server.close();
-});
+const suite = browserSuite();
 
 const EMBED =
   'embed.html#' +
@@ -36,20 +20,13 @@ const EMBED =
     }),
   );
 
-async function open(url, ready) {
-  const watched = await watchedPage(browser.context, server.url);
-  await watched.page.goto(server.url + url);
-  if (ready === 'page') {
-    await watched.page.waitForSelector('html[data-ready="1"]');
-    await settled(watched.page); // the boxes below the first screen are built in idle time
-  } else await widgetsReady(watched.page);
-  return watched;
-}
+/** The page ('page') or a page of widgets ('widgets') at url, ready. */
+const open = (url, ready) => suite.open(url, { wait: ready });
 
 for (const [name, url, ready] of [
   ['the page', '', 'page'],
-  ['the embed page', EMBED, 'widget'],
-  ['the example post', 'examples/blog-post.html', 'widget'],
+  ['the embed page', EMBED, 'widgets'],
+  ['the example post', 'examples/blog-post.html', 'widgets'],
 ]) {
   test(`axe-core: no violations on ${name}, light and dark`, async () => {
     const { page, problems } = await open(url, ready);
@@ -68,7 +45,7 @@ for (const [name, url, ready] of [
 test('every table header has a scope; every table a caption', async () => {
   for (const [url, ready] of [
     ['', 'page'],
-    ['examples/blog-post.html', 'widget'],
+    ['examples/blog-post.html', 'widgets'],
   ]) {
     const { page } = await open(url, ready);
     const stats = await page.evaluate(() => {
@@ -100,7 +77,7 @@ test('every table header has a scope; every table a caption', async () => {
 });
 
 test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, focus is visible', async () => {
-  const { page, problems } = await open('examples/blog-post.html', 'widget');
+  const { page, problems } = await open('examples/blog-post.html', 'widgets');
   // Where the focus is, inside the widget's shadow root.
   const focused = () =>
     page.evaluate(() => {
@@ -134,7 +111,7 @@ test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, fo
   for (let k = 0; k < 6; k++) await page.keyboard.press('Tab');
   assert.equal(await focused(), 'causal attn_weights_causal 0,0 solid 2px');
   // The same keys on the page.
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.waitForSelector('html[data-ready="1"]');
   await settled(page); // the boxes below the first screen are built in idle time
   await page.locator('[data-stage="attn_scores"] td[data-row="0"][data-col="0"]').focus();
@@ -150,7 +127,7 @@ test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, fo
 });
 
 test('−∞, masked and dropped cells say what they are to screen readers', async () => {
-  const { page, problems } = await open(EMBED, 'widget');
+  const { page, problems } = await open(EMBED, 'widgets');
   const names = (stage) =>
     page.evaluate(
       (s) =>
@@ -186,7 +163,7 @@ test('−∞, masked and dropped cells say what they are to screen readers', asy
 });
 
 test('prefers-color-scheme and prefers-reduced-motion are followed; theme overrides the scheme', async () => {
-  const { page, problems } = await open('examples/blog-post.html', 'widget');
+  const { page, problems } = await open('examples/blog-post.html', 'widgets');
   const look = () =>
     page.evaluate(() => {
       const w = document.querySelector('#causal').shadowRoot;
@@ -209,7 +186,7 @@ test('prefers-color-scheme and prefers-reduced-motion are followed; theme overri
   await page.evaluate(() => document.querySelector('#causal').setAttribute('theme', 'dark'));
   assert.equal((await look())[0], 'rgb(18, 20, 23)');
   // The page follows the scheme too.
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.waitForSelector('html[data-ready="1"]');
   await settled(page); // the boxes below the first screen are built in idle time
   const body = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -584,15 +584,15 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
     ),
     snippet,
   );
-  const src = snippet.match(/<iframe src="([^"]+)"/)[1];
+  const src = snippet.match(/<iframe src="([^"]+)"/)[1].replace(/&amp;/g, '&');
   assert.ok(src.startsWith(s.url + 'embed.html#'), src);
-  assert.deepEqual(JSON.parse(decodeURIComponent(src.split('#')[1])), {
-    stages: ['attn_weights_causal'],
-    d_out: 4,
-  });
-  // The snippet, pasted into another page, shows the same table, as element and as iframe.
+  assert.equal(src.split('#')[1], 'stages=attn_weights_causal&d_out=4'); // the page's grammar
+  const height = +snippet.match(/<iframe [^>]*height="(\d+)"/)[1];
+  assert.equal(detail.height, height);
+  // The snippet, pasted into a 700 px column, shows the same table, as element and as iframe,
+  // and the frame is as tall as its content without any script.
   files['pasted.html'] =
-    `<!doctype html><html lang="en"><head><title>Pasted</title><link rel="icon" href="/style.css"></head><body><main>${snippet}</main></body></html>`;
+    `<!doctype html><html lang="en"><head><title>Pasted</title><link rel="icon" href="/style.css"></head><body><main style="width:700px">${snippet}</main></body></html>`;
   const pasted = await watchedPage(browser.context, s.url);
   await pasted.page.goto(s.url + 'pasted.html');
   await widgetsReady(pasted.page);
@@ -608,6 +608,14 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
     await pasted.page.frameLocator('iframe').locator('td[data-row="1"]').allTextContents(),
     ROW1_CAUSAL_D4,
   );
+  const [content, frameBox] = await pasted.page.evaluate(() => {
+    const f = document.querySelector('iframe');
+    return [Math.ceil(f.contentDocument.documentElement.scrollHeight), f.clientHeight];
+  });
+  console.log(`Embed snippet: iframe height ${height}, content ${content} px in a 700 px column`);
+  assert.ok(content > 300, content);
+  assert.equal(frameBox, height);
+  assert.ok(Math.abs(content - height) <= 2, `content ${content} px, frame ${height} px`);
   // Defaults: preset="book" instead of an empty config.
   await page.goto(s.url);
   await page.waitForSelector('html[data-ready="1"]');
@@ -700,7 +708,10 @@ test('token labels are text everywhere: page, widget, embed page, explanations a
   }, snippet);
   assert.deepEqual(parsed.tags, ['SCRIPT', 'CAUSAL-ATTENTION-DEMO', 'IFRAME']);
   assert.deepEqual(JSON.parse(parsed.config).tokens, TOKENS);
-  assert.deepEqual(JSON.parse(decodeURIComponent(parsed.src.split('#')[1])).tokens, TOKENS);
+  assert.deepEqual(
+    require(path.join(web, 'causal-attention.js')).hash.parse(parsed.src.split('#')[1]).tokens,
+    TOKENS,
+  );
   await assertNoInjectedMarkup(page);
 
   await page.goto(s.url + 'labels.html');

@@ -1,4 +1,4 @@
-// Issue 11 in headless Chromium: non-finite numbers from a link, a field or the widget's
+// Hostile values in headless Chromium: non-finite numbers from a link, a field or the widget's
 // attribute give an inline message and the page keeps working; embed.html's invalid link; seeds
 // beyond 2^53 exact through the URL, the fields and the widget; -0 in exports; Markdown labels by
 // the rule shared with the CLI; notes where inf/NaN first appear; sizes that would freeze the

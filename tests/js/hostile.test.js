@@ -1,4 +1,4 @@
-// Hostile and careless JS inputs thrown at api.run in a loop (issue 11, rows 2 to 4): each call
+// Hostile and careless JS inputs thrown at api.run in a loop: each call
 // returns or throws an Error naming the problem within a bound far below the seconds the old
 // reader took, and afterwards the module's heap, memory and live Embind handles are as they
 // were and it still computes the book. The bound is a hang detector, not a benchmark.

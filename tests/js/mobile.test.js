@@ -1,4 +1,4 @@
-// Phones, links and hosts (issue 10): the URL hash grammar (web/hash.js) in Node; in headless
+// Phones, links and hosts: the URL hash grammar (web/hash.js) in Node; in headless
 // Chromium at 390×844 and 1280×800 the first table on the first screen, scroll hints, the skip
 // link, taps, "Copy link" into a fresh page, every old JSON link of the fixtures, axe-core; the
 // widget taking a host's font and colours (theme="inherit"), its --ca-* properties and parts.
@@ -19,20 +19,13 @@ const {
   settled,
   web,
 } = require('./browser');
-const { root } = require('./support');
-const H = require(path.join(root, 'web/hash.js'));
+const { root, BOOK_INPUTS } = require('./support');
+// web/hash.js is an ES module inside the built causal-attention.js: its CausalAttention.hash.
+const H = require(path.join(web, 'causal-attention.js')).hash;
 
 const PHONE = { width: 390, height: 844 },
   DESKTOP = { width: 1280, height: 800 };
 const shots = path.join(path.dirname(web), 'screenshots');
-const BOOK_INPUTS = [
-  [0.43, 0.15, 0.89],
-  [0.55, 0.87, 0.66],
-  [0.57, 0.85, 0.64],
-  [0.22, 0.58, 0.33],
-  [0.77, 0.25, 0.1],
-  [0.05, 0.8, 0.55],
-];
 // Every configuration the test fixtures open the page or embed.html with as a JSON hash.
 const OLD_HASHES = [
   { d_out: 4 },

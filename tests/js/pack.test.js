@@ -37,10 +37,13 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
-// Issue 19's limits (run_bytes, the reader's limits, options, no page code inside the module)
-// added 3,149 wasm bytes and 1,687 gzip bytes (measured before the settings table): 147,977 and
-// 92,703 with it.
-const MODULE_GZIP_CEILING = 93200,
+// Issue 19 (the exports' one rule for controls and formulas, the heads in the budget, the
+// measured embed height, own-name lookups) added 362 bytes: 91,314 -> 91,676. Issue 18:
+// web/hash.js (791 bytes, a file of the page before) moved inside, with the registry of the
+// modules the page's scripts share: 91,676 -> 91,941 (the page's total: 107,903 -> 107,837).
+// Issue 19's core limits (run_bytes, the reader's limits, options, no page code inside the
+// module) added 3,149 wasm bytes and 1,687 gzip bytes (measured before the settings table).
+const MODULE_GZIP_CEILING = 94300,
   WASM_CEILING = 148500;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

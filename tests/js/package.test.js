@@ -23,10 +23,18 @@ const npm = (args, cwd) =>
 test('package.json describes the published package', () => {
   assert.equal(manifest.main, 'causal-attention.js');
   assert.equal(manifest.types, 'causal-attention.d.ts');
-  assert.deepEqual(manifest.files, ['causal-attention.js', 'causal-attention.d.ts']);
+  assert.deepEqual(manifest.files, [
+    'causal-attention.js',
+    'causal-attention.mjs',
+    'causal-attention.d.ts',
+    'causal-attention.d.mts',
+  ]);
+  // ESM (Node's import, and bundlers for a browser): the .mjs; require: the classic script.
+  const esm = { types: './causal-attention.d.mts', default: './causal-attention.mjs' };
   assert.deepEqual(manifest.exports['.'], {
-    types: './causal-attention.d.ts',
-    default: './causal-attention.js',
+    browser: esm,
+    import: esm,
+    default: { types: './causal-attention.d.ts', default: './causal-attention.js' },
   });
   for (const k of ['name', 'version', 'license', 'repository', 'description'])
     assert.ok(manifest[k], k);
@@ -48,8 +56,10 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
     assert.deepEqual(names, [
       'LICENSE',
       'README.md',
+      'causal-attention.d.mts',
       'causal-attention.d.ts',
       'causal-attention.js',
+      'causal-attention.mjs',
       'package.json',
     ]);
     const tgz = path.join(tmp, packed.filename);

@@ -1,50 +1,31 @@
 // The page in headless Chromium: served and from file://, the book's numbers in every table,
 // edits against the native CLI, inline errors, the MKL dropout table, the URL state, cell
-// explanations with mouse and keyboard, token labels as text, a phone in dark mode, and
-// screenshots. Every test also fails on any console error or warning, page error, failed
-// request or request to another origin.
+// explanations with mouse and keyboard, token labels as text, a phone in dark mode. Every test
+// also fails on any console error or warning, page error, failed request or request to another
+// origin. Screenshots: build-scripts/screenshots.js.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
-const { serve, launch, watchedPage, ready, settled, cells, web } = require('./browser');
-const { runCli, cli, loadApi } = require('./support');
+const { browserSuite, watchedPage, ready, settled, cells, web } = require('./browser');
+const { runCli, cli, loadApi, BOOK_TOKENS, BOOK_INPUTS } = require('./support');
 
-const build = path.dirname(web);
-const BOOK_TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
-const BOOK_INPUTS = [
-  [0.43, 0.15, 0.89],
-  [0.55, 0.87, 0.66],
-  [0.57, 0.85, 0.64],
-  [0.22, 0.58, 0.33],
-  [0.77, 0.25, 0.1],
-  [0.05, 0.8, 0.55],
-];
 const f4 = (rows) => rows.map((r) => r.map((x) => x.toFixed(4)));
 
-let browser, server;
-before(async () => {
-  assert.ok(
-    fs.existsSync(path.join(web, 'index.html')),
-    `no ${web}/index.html: run build-scripts/build.sh first`,
-  );
-  [browser, server] = await Promise.all([launch(), serve(web)]);
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const suite = browserSuite();
 
 /** A test with watched pages: `open(url, {viewport, colorScheme})` gives a loaded page (its
  *  data-ready is "1"); the test fails on anything the watch recorded. */
 function pageTest(name, fn) {
   test(name, async (t) => {
     const watched = [];
-    const open = async (url = server.url, opts = {}) => {
-      const w = await watchedPage(browser.context, url.startsWith('file:') ? '' : server.url);
+    const open = async (url = suite.server.url, opts = {}) => {
+      const w = await watchedPage(
+        suite.browser.context,
+        url.startsWith('file:') ? '' : suite.server.url,
+      );
       watched.push(w);
       if (opts.viewport) await w.page.setViewportSize(opts.viewport);
       if (opts.colorScheme) await w.page.emulateMedia({ colorScheme: opts.colorScheme });
@@ -140,7 +121,7 @@ function sameState(got, want, what) {
   for (const k of Object.keys(want)) assert.deepEqual(got[k], want[k], `${what}: ${k}`);
 }
 
-const H = require(path.join(__dirname, '../../web/hash.js'));
+const H = require(path.join(web, 'causal-attention.js')).hash; // web/hash.js, as it ships
 const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
 
 pageTest(
@@ -152,7 +133,7 @@ pageTest(
       .split('\n')
       .filter((id) => !/(^|\.)b_/.test(id));
     assert.equal(ids.length, 60);
-    for (const url of [server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
+    for (const url of [suite.server.url, pathToFileURL(path.join(web, 'index.html')).href]) {
       const page = await open(url);
       assert.deepEqual(
         await page.$$eval('div.stage', (d) => d.map((e) => e.dataset.stage)),
@@ -677,7 +658,7 @@ pageTest(
       });
     for (const colorScheme of ['light', 'dark']) {
       const page = await open(
-        server.url +
+        suite.server.url +
           '#' +
           encodeURIComponent(JSON.stringify({ qkv_bias: true, d_out: 4, rng: 'mkl' })),
         { viewport: { width: 360, height: 740 }, colorScheme },
@@ -727,38 +708,11 @@ pageTest(
   },
 );
 
-pageTest('screenshots: the book, and mkl in dark mode on a phone', async (open) => {
-  const dir = path.join(build, 'screenshots');
-  fs.mkdirSync(dir, { recursive: true });
-  const shots = [
-    ['page.png', server.url, {}],
-    [
-      'page-mkl-dark-phone.png',
-      server.url + '#' + encodeURIComponent('{"rng":"mkl"}'),
-      { viewport: { width: 360, height: 740 }, colorScheme: 'dark' },
-    ],
-  ];
-  for (const [name, url, opts] of shots) {
-    const page = await open(url, opts);
-    const file = path.join(dir, name);
-    fs.rmSync(file, { force: true });
-    await page.screenshot({ path: file, fullPage: true });
-    const png = fs.readFileSync(file);
-    assert.ok(
-      png.subarray(1, 4).toString() === 'PNG' && png.length > 20000,
-      `${file}: ${png.length} bytes`,
-    );
-    const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
-    assert.equal(w, opts.viewport ? 360 : 1280, `${name} width`);
-    assert.ok(h > 740, `${name} is the full page (${w}x${h})`);
-  }
-});
-
 pageTest(
   'the contents list every section and stage in chapter order; links keep the settings',
   async (open) => {
     const page = await open(
-      server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })),
+      suite.server.url + '#' + encodeURIComponent(JSON.stringify({ num_heads: 1 })),
     );
     const api = await loadApi();
     const toc = await page.$$eval('#toc-list > li', (items) =>
@@ -799,7 +753,7 @@ pageTest(
     assert.equal(await page.locator('#mha\\.queries .sh').first().textContent(), ' (2, 1, 6, 2)');
     for (const id of ['s3', 'mha.attn_weights']) {
       // the anchors of the book's sections and stages
-      await page.goto(server.url + '#' + id);
+      await page.goto(suite.server.url + '#' + id);
       await page.waitForSelector('html[data-ready="1"]');
       await settled(page); // the boxes below the first screen are built in idle time
       await page.waitForFunction(

@@ -1,4 +1,4 @@
-// The page's render path (issue 9): edits update the same cells in place and rebuild only a
+// The page's render path: edits update the same cells in place and rebuild only a
 // table whose shape changed; stages above 32 × 32 are canvas heatmaps whose readout, zoom and
 // exact region table show the stage's own float32 values; api.run's `stages` option copies
 // only those stages; heavy configurations run in a Worker, and on the main thread where no
@@ -336,7 +336,9 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   const w = api.run({ ...BIG, seed_weights: 791 }, { stages: ['W_query'] }).stages[0];
   assert.equal(
     await page.evaluate(() =>
-      document.querySelector('[data-stage="W_query"] canvas')._hm.m.value(3, 5),
+      CausalAttention.heatmap
+        .state(document.querySelector('[data-stage="W_query"] canvas'))
+        .m.value(3, 5),
     ),
     w.data[3 * 768 + 5],
   );
@@ -411,7 +413,9 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
     assert.equal(
       await page.evaluate(
         ([a, b]) =>
-          document.querySelector('[data-stage="mha.context_vecs"] canvas')._hm.m.value(a, b),
+          CausalAttention.heatmap
+            .state(document.querySelector('[data-stage="mha.context_vecs"] canvas'))
+            .m.value(a, b),
         [i, j],
       ),
       want.data[i * 768 + j],
@@ -423,7 +427,9 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
   const pick = page.locator('[data-stage="mha.attn_weights"] select');
   await pick.selectOption({ index: 23 });
   const hm = await page.evaluate(() => {
-    const m = document.querySelector('[data-stage="mha.attn_weights"] canvas')._hm.m;
+    const m = CausalAttention.heatmap.state(
+      document.querySelector('[data-stage="mha.attn_weights"] canvas'),
+    ).m;
     return [m.rows, m.cols, m.value(0, 0), m.value(0, 1), m.value(1023, 1023) > 0];
   });
   assert.deepEqual(hm, [1024, 1024, 1, 0, true]);
@@ -467,7 +473,9 @@ test('a full-page screenshot shows every table and heatmap', async (t) => {
         id: b.dataset.stage,
         h: b.getBoundingClientRect().height,
         content: Array.from(b.children).reduce((n, c) => n + c.getBoundingClientRect().height, 0),
-        undrawn: Array.from(b.querySelectorAll('canvas')).filter((c) => c._hm.dirty).length,
+        undrawn: Array.from(b.querySelectorAll('canvas')).filter(
+          (c) => CausalAttention.heatmap.state(c).dirty,
+        ).length,
       })),
     );
     for (const b of boxes) {

@@ -9,6 +9,18 @@ const build = process.env.CA_BUILD || path.join(root, 'build');
 const web = path.join(build, 'web');
 const cli = path.join(build, 'native/causal-attention');
 
+/** The book's example (rasbt/LLMs-from-scratch, chapter 3): its six tokens and their 3-d
+ *  embeddings, the configuration's defaults. */
+const BOOK_TOKENS = ['Your', 'journey', 'starts', 'with', 'one', 'step'];
+const BOOK_INPUTS = [
+  [0.43, 0.15, 0.89],
+  [0.55, 0.87, 0.66],
+  [0.57, 0.85, 0.64],
+  [0.22, 0.58, 0.33],
+  [0.77, 0.25, 0.1],
+  [0.05, 0.8, 0.55],
+];
+
 /** The module as the page ships it. */
 function loadApi() {
   return require(path.join(web, 'causal-attention.js')).load();
@@ -60,6 +72,8 @@ function sameBits(a, b) {
 }
 
 module.exports = {
+  BOOK_TOKENS,
+  BOOK_INPUTS,
   parseExact,
   root,
   web,

@@ -1,46 +1,21 @@
-// Issue 8 in headless Chromium: the attention drawings (one line per unmasked pair, widths ∝
-// the weights, in sync with the tables), the colour keys, lecture mode, the explanation's
-// operands and the two dropout tables. Screenshots go to $CA_BUILD/screenshots/.
+// The attention drawings in headless Chromium (one line per unmasked pair, widths ∝ the
+// weights, in sync with the tables), the colour keys, lecture mode, the explanation's operands
+// and the two dropout tables. Screenshots: build-scripts/screenshots.js.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('fs');
-const path = require('path');
-const { serve, launch, watchedPage, ready, settled, axeViolations, web } = require('./browser');
+const { browserSuite, axeViolations, settled } = require('./browser');
 const { runCli } = require('./support');
 
-const shots = path.join(path.dirname(web), 'screenshots');
 const BOOK = runCli({});
 const stageOf = (res, id) => res.stages.find((s) => s.id === id);
 const num = (v) => (typeof v === 'string' ? { '-inf': -Infinity, inf: Infinity, nan: NaN }[v] : v);
 const fmt = (x) => (x === -Infinity ? '−∞' : x.toFixed(4));
 
-let browser, server;
-before(async () => {
-  fs.mkdirSync(shots, { recursive: true });
-  [browser, server] = await Promise.all([launch(), serve(web)]);
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
-
-async function open(hash = '', opts = {}) {
-  const w = await watchedPage(browser.context, server.url);
-  await w.page.setViewportSize(opts.viewport || { width: 1280, height: 900 });
-  await w.page.emulateMedia({
-    colorScheme: opts.colorScheme || 'light',
-    reducedMotion: opts.reducedMotion || 'no-preference',
-  });
-  await w.page.goto(server.url + hash);
-  assert.equal(await ready(w.page), '1');
-  await settled(w.page); // stages off screen are built in idle time
-  return w;
-}
-async function done(w) {
-  assert.deepEqual(w.problems, []);
-  await w.page.close();
-}
+const suite = browserSuite();
+const open = (hash = '', opts = {}) =>
+  suite.open(hash, { viewport: { width: 1280, height: 900 }, ...opts });
+const done = suite.done;
 
 // The lines of a stage's drawing as the SVG has them.
 function lines(page, id) {
@@ -325,11 +300,6 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   assert.equal(s.counter, `${ids.indexOf('attn_weights_causal') + 1} / ${ids.length}`);
   assert.equal(s.section, '§3.5.1 The efficient mask');
   assert.ok(s.focusInside);
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: path.join(shots, `lecture-1280x720-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
   await page.keyboard.press('Home');
   for (let k = 0; k < ids.length; k++) {
     s = await slide();
@@ -398,20 +368,6 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   await page.click('#lecture-start');
   assert.equal((await slide()).id, ids[0]);
   await done(w);
-});
-
-test('screenshots of a drawing, light and dark', async () => {
-  for (const scheme of ['light', 'dark']) {
-    const w = await open('', { colorScheme: scheme });
-    const duo = w.page.locator('#main [data-stage="attn_weights_causal"] .duo');
-    await w.page.hover('#main [data-stage="attn_weights_causal"] .tk[data-side="q"][data-i="4"]');
-    await duo.screenshot({ path: path.join(shots, `drawing-${scheme}.png`) });
-    await w.page.mouse.move(0, 0);
-    await w.page
-      .locator('#main [data-stage="attn_weights_dropped"] .duo')
-      .screenshot({ path: path.join(shots, `drawing-dropout-${scheme}.png`) });
-    await done(w);
-  }
 });
 
 test('axe-core: no violations with the drawings and keys, and in lecture mode, light and dark', async () => {

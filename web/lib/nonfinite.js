@@ -2,47 +2,46 @@
 // large scores without scaling overflow): a note for those stages, since every later stage
 // inherits them. The −∞ that the causal mask puts above the diagonal is deliberate and does
 // not count.
-(function (CA) {
-  'use strict';
-  var INF = 'Values overflow float32 here (beyond ±3.4e38) and become ±inf. ';
-  var NAN = 'NaN appears here (inf − inf, 0 × inf or inf / inf in the arithmetic). ';
-  var SAME =
-    'PyTorch gives the same inf and NaN for these inputs; every stage computed from this one inherits them.';
+import { info as stageInfo } from './facts.js';
 
-  // {inf, nan}: which non-finite values stage st holds, the mask's −∞ left out.
-  function found(st) {
-    var shape = st.shape,
-      cols = shape[shape.length - 1],
-      rows = shape.length > 1 ? shape[shape.length - 2] : 1,
-      info = CA.info && CA.info(st.id),
-      causal = info && info.causal,
-      out = { inf: false, nan: false };
-    for (var k = 0; k < st.data.length; k++) {
-      var x = st.data[k];
-      if (x !== x) out.nan = true;
-      else if (x === Infinity || x === -Infinity) {
-        var i = Math.floor(k / cols) % rows,
-          j = k % cols;
-        if (!(causal && x === -Infinity && j > i)) out.inf = true;
-      }
+var INF = 'Values overflow float32 here (beyond ±3.4e38) and become ±inf. ';
+var NAN = 'NaN appears here (inf − inf, 0 × inf or inf / inf in the arithmetic). ';
+var SAME =
+  'PyTorch gives the same inf and NaN for these inputs; every stage computed from this one inherits them.';
+
+// {inf, nan}: which non-finite values stage st holds, the mask's −∞ left out.
+function found(st) {
+  var shape = st.shape,
+    cols = shape[shape.length - 1],
+    rows = shape.length > 1 ? shape[shape.length - 2] : 1,
+    info = stageInfo(st.id),
+    causal = info && info.causal,
+    out = { inf: false, nan: false };
+  for (var k = 0; k < st.data.length; k++) {
+    var x = st.data[k];
+    if (x !== x) out.nan = true;
+    else if (x === Infinity || x === -Infinity) {
+      var i = Math.floor(k / cols) % rows,
+        j = k % cols;
+      if (!(causal && x === -Infinity && j > i)) out.inf = true;
     }
-    return out;
   }
+  return out;
+}
 
-  /** {stage id: note} for the stages where inf or NaN first appear (cached on wt). */
-  CA.nonFinite = function (wt) {
-    if (!wt._nonFinite) {
-      var seen = { inf: false, nan: false },
-        notes = {};
-      wt.stages.forEach(function (st) {
-        var f = found(st),
-          text = (f.inf && !seen.inf ? INF : '') + (f.nan && !seen.nan ? NAN : '');
-        if (text) notes[st.id] = text + SAME;
-        seen.inf = seen.inf || f.inf;
-        seen.nan = seen.nan || f.nan;
-      });
-      wt._nonFinite = notes;
-    }
-    return wt._nonFinite;
-  };
-})(globalThis.CausalAttention || (globalThis.CausalAttention = {}));
+/** {stage id: note} for the stages where inf or NaN first appear (cached on wt). */
+export function nonFinite(wt) {
+  if (!wt._nonFinite) {
+    var seen = { inf: false, nan: false },
+      notes = {};
+    wt.stages.forEach(function (st) {
+      var f = found(st),
+        text = (f.inf && !seen.inf ? INF : '') + (f.nan && !seen.nan ? NAN : '');
+      if (text) notes[st.id] = text + SAME;
+      seen.inf = seen.inf || f.inf;
+      seen.nan = seen.nan || f.nan;
+    });
+    wt._nonFinite = notes;
+  }
+  return wt._nonFinite;
+}

@@ -1,0 +1,63 @@
+// The npm package, from the built module: node build-scripts/package.js MODULE.js OUT_DIR
+//
+//   causal-attention.js          the module as the page ships it: a classic script (a <script>
+//                                from node_modules or a CDN) that is also CommonJS (require)
+//   causal-attention.mjs         the same code as an ES module with the named exports of the
+//                                .d.ts, for `import` (Node) and for bundlers ("browser"): without
+//                                Emscripten's Node branch, whose require("fs") and require("path")
+//                                no bundler resolves for a browser and whose __dirname Node's ESM
+//                                lacks. Node needs none of it: the loader passes the wasm bytes.
+//   causal-attention.d.ts/.d.mts the types, for CommonJS and ESM importers
+//
+// package.json's "exports" picks the entry by condition, so the package bundles with esbuild,
+// Rollup, webpack or Vite without flags. The Node branch is cut by exact text: if Emscripten's
+// glue changes shape, this fails instead of shipping a bundle that breaks.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const [moduleJs, out] = process.argv.slice(2);
+const root = path.resolve(__dirname, '..');
+const code = fs.readFileSync(moduleJs, 'utf8');
+
+// The named exports the .d.ts declares as values.
+const NAMES = ['load', 'json'];
+const types = fs.readFileSync(path.join(root, 'web/causal-attention.d.ts'), 'utf8');
+for (const name of NAMES)
+  if (!new RegExp(`^export (function|const) ${name}\\b`, 'm').test(types))
+    throw new Error(`package.js: the .d.ts declares no ${name}`);
+
+function replaceExactly(text, from, to, count) {
+  const n = text.split(from).length - 1;
+  if (n !== count)
+    throw new Error(
+      `package.js: expected ${count} × ${JSON.stringify(from)} in the glue, found ${n}`,
+    );
+  return text.split(from).join(to);
+}
+const NODE =
+  '"object"==typeof process&&"object"==typeof process.versions&&"string"==typeof process.versions.node';
+let browser = replaceExactly(code, NODE, '!1', 1);
+browser = replaceExactly(browser, 'require("path")', '(void 0)', 2);
+browser = replaceExactly(browser, 'require("fs")', '(void 0)', 1);
+browser = replaceExactly(browser, '__dirname+"/"', '""', 1);
+// The libraries' `typeof globalThis != "undefined" ? globalThis : this`: in an ES module `this`
+// is undefined at the top level, and Rollup warns about every such `this`.
+browser = browser.split('"undefined"!=typeof globalThis?globalThis:this').join('globalThis');
+if (/\brequire\(|__dirname/.test(browser))
+  throw new Error('package.js: the ESM entry still requires');
+const exportsOf = (from) => NAMES.map((n) => `export const ${n} = ${from}.${n};`).join('\n') + '\n';
+
+fs.mkdirSync(out, { recursive: true });
+fs.writeFileSync(path.join(out, 'causal-attention.js'), code);
+fs.writeFileSync(
+  path.join(out, 'causal-attention.mjs'),
+  browser + '\n' + exportsOf('globalThis.CausalAttention'),
+);
+fs.writeFileSync(path.join(out, 'causal-attention.d.ts'), types);
+fs.writeFileSync(path.join(out, 'causal-attention.d.mts'), types);
+for (const f of ['README.md', 'LICENSE']) fs.copyFileSync(path.join(root, f), path.join(out, f));
+// package.json without the dev tools and the root's guard against packing the sources.
+const p = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+for (const k of ['private', 'scripts', 'devDependencies']) delete p[k];
+fs.writeFileSync(path.join(out, 'package.json'), JSON.stringify(p, null, 2) + '\n');

@@ -1,0 +1,30 @@
+// The kernels' entry points per instruction set, private to the core: each is defined in its
+// own object (kernels_<isa>.cpp, exp_<isa>.cpp) compiled with that set's flags, and called by
+// kernels.cpp's dispatch only when the CPU has the set. Declared here once, so that a
+// definition that drifts from its call fails to compile instead of to link.
+#pragma once
+
+#include "kernels.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CA_KERNELS_X86 1
+#endif
+
+namespace ca::kernels {
+
+// gemm / gemm_nt (bt: b is B^T) on the set's vectors, bit for bit the reference's.
+#if defined(CA_KERNELS_X86)
+void gemm_sse2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+               int ldc, Tri tri, bool bt);
+void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+               int ldc, Tri tri, bool bt);
+// w[i] = exp(w[i] - max), SLEEF's AVX2 expf (needs AVX2 and FMA).
+void exp_shifted_avx2_fma(float* w, int n, float max);
+#endif
+#if defined(__wasm_simd128__)
+void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                  int ldc, Tri tri, bool bt);
+void exp_shifted_simd128(float* w, int n, float max);
+#endif
+
+}  // namespace ca::kernels

@@ -1,0 +1,80 @@
+// Numbers as text: the tables' 4 decimals, print()'s format, float32's shortest form, and
+// what a typed number means.
+
+/** A number as the tables show it: 4 decimals, like PyTorch's print. */
+export function fmt(x) {
+  return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4);
+}
+// C's printf("%.*f" or "%.*e"): JS rounds exact ties away from zero, C to even; Python's
+// two-digit exponent; the sign of -0 kept.
+function printf(x, p, sci) {
+  var f = sci ? 'toExponential' : 'toFixed',
+    s = Math.abs(x)[f](p),
+    t = Math.abs(x)[f](100),
+    k = t.indexOf('.') + p + 1;
+  if (p && t[k] === '5' && /^0*(e|$)/.test(t.slice(k + 1)) && t[k - 1] % 2 === 0)
+    s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
+  return (x < 0 || Object.is(x, -0) ? '-' : '') + s.replace(/e([-+])(\d)$/, 'e$10$2');
+}
+/** Stage st's numbers as print() shows them (torch/_tensor_str.py, ported like the CLI's
+ *  torch_format.cpp): one mode for the tensor, measured over what print() shows (3 edge items
+ *  per dimension above 1000 values): integers as "2.", else 4 decimals, or %.4e when wide. */
+export function torchFormat(st) {
+  var shape = st.shape,
+    data = st.data,
+    vals = [],
+    ints = true,
+    min = Infinity,
+    max = 0;
+  (function collect(off, d) {
+    for (
+      var n = shape[d],
+        stride =
+          data.length /
+          shape.slice(0, d + 1).reduce(function (a, b) {
+            return a * b;
+          }, 1),
+        i = 0;
+      i < n;
+      i++
+    ) {
+      if (data.length > 1000 && n > 6 && i === 3) i = n - 3;
+      if (d < shape.length - 1) collect(off + i * stride, d + 1);
+      else vals.push(data[off + i]);
+    }
+  })(0, 0);
+  if (!shape.length) vals = [data[0]]; // a 0-D tensor: its one value
+  vals.forEach(function (v) {
+    if (!isFinite(v) || !v) return;
+    min = Math.min(min, Math.abs(v));
+    max = Math.max(max, Math.abs(v));
+    ints = ints && v === Math.ceil(v);
+  });
+  var sci = max / min > 1000 || max > 1e8 || (!ints && min < 1e-4);
+  return function (x) {
+    return x !== x
+      ? 'nan'
+      : !isFinite(x)
+        ? (x < 0 ? '-' : '') + 'inf'
+        : sci
+          ? printf(x, 4, 1)
+          : ints
+            ? printf(x, 0) + '.'
+            : printf(x, 4);
+  };
+}
+/** The shortest decimal that reads back as the same float32. */
+export function f32(x) {
+  for (var digits = 1; digits < 10; digits++) {
+    var text = String(Number(x.toPrecision(digits)));
+    if (Math.fround(text) === x) return text;
+  }
+  return String(x);
+}
+// The value of a number typed into a control: a number when the text is one, else the
+// text itself, so that the core names the problem.
+export function parseNumber(text) {
+  text = text.trim();
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(+text)) return BigInt(text); // exact seeds
+  return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? +text : text;
+}

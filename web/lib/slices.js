@@ -1,0 +1,133 @@
+// A stage's data as the views read it: stages by id, an element, the rows × cols matrix of a
+// slice with its labels, a slice's name. Facts of a stage come from the core's table (facts.js).
+import { info as stageInfo, tables } from './facts.js';
+
+// Stages by id, cached on the walkthrough object.
+export function byId(wt) {
+  if (!wt._by) {
+    wt._by = {};
+    wt.stages.forEach(function (s) {
+      wt._by[s.id] = s;
+    });
+  }
+  return wt._by;
+}
+/** Element [batch, row, col] of a stage (0-D: the value; 1-D: col only; 2-D: row, col;
+ *  3-D and 4-D: `batch` counts the matrices of the leading dims, b·H + h for (B, H, T, X)). */
+export function at(wt, id, batch, row, col) {
+  var s = byId(wt)[id],
+    shape = s.shape,
+    rank = shape.length;
+  return s.data[
+    rank === 0
+      ? 0
+      : rank === 1
+        ? col
+        : rank === 2
+          ? row * shape[1] + col
+          : (batch * shape[rank - 2] + row) * shape[rank - 1] + col
+  ];
+}
+export function maxDiff(a, b) {
+  for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
+  return worst;
+}
+/** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
+ *  '' (an unlabelled row), or a feature index. */
+function label(axis, i, cfg) {
+  return axis === 'tok'
+    ? cfg.tokens[i]
+    : axis === 'sum' || axis === 'bias'
+      ? axis
+      : !axis
+        ? null
+        : String(i);
+}
+// The table's corner: what its rows and columns are.
+function corner(info) {
+  return info.rows + info.cols === 'toktok'
+    ? 'query \\ key'
+    : (info.rows === 'tok' ? 'token' : info.rows) +
+        ' \\ ' +
+        (info.cols === 'tok' ? 'token' : info.cols);
+}
+/** What the matrices of a 3-D or 4-D stage are: ["batch"] (B, T, X), ["head"] (H, X, Y) for
+ *  the wrapper's stacked weights, ["batch", "head"] (B, H, T, X). */
+export function leading(st) {
+  var info = stageInfo(st.id);
+  return st.shape.length === 4
+    ? ['batch', 'head']
+    : st.shape.length === 3
+      ? [info.kind === 'weights' ? 'head' : 'batch']
+      : [];
+}
+export function maxShown() {
+  return tables.limits.max_shown || 32;
+}
+
+/** The rows × cols matrix of slice `batch` of a stage (3-D: a batch element; 4-D: batch
+ *  element and head, flattened as b·H + h), with its labels. */
+export function matrix(st, wt, batch) {
+  var shape = st.shape,
+    rank = shape.length,
+    info = stageInfo(st.id),
+    cfg = wt.config;
+  var rows = rank < 2 ? 1 : shape[rank - 2],
+    cols = rank ? shape[rank - 1] : 1,
+    offset = rank > 2 ? (batch || 0) * rows * cols : 0;
+  return {
+    rows: rows,
+    cols: cols,
+    corner: corner(info),
+    value: function (i, j) {
+      return st.data[offset + i * cols + j];
+    },
+    // No row axis (a vector, a scalar): the row is named after the stage.
+    rowLabel: function (i) {
+      var l = label(info.rows, i, cfg);
+      return l === null ? st.id.replace(/^[^.]*\./, '') : l;
+    },
+    colLabel: function (j) {
+      var l = label(info.cols, j, cfg);
+      return l === null ? '' : l;
+    },
+  };
+}
+/** How many slices (tables) a stage has: the product of its dimensions before the last two. */
+export function sliceCount(st) {
+  for (var n = 1, d = 0; d < st.shape.length - 2; d++) n *= st.shape[d];
+  return n;
+}
+// The name of slice k, e.g. "context_vecs[1]" or "mha.attn_weights[0, 3]", and its subtitle.
+export function sliceName(st, k) {
+  var lead = st.shape.slice(0, -2),
+    names = leading(st),
+    idx = [];
+  for (var d = lead.length - 1; d >= 0; d--) {
+    idx.unshift(k % lead[d]);
+    k = Math.floor(k / lead[d]);
+  }
+  var name = st.id + (idx.length ? '[' + idx.join(', ') + ']' : '');
+  return {
+    name: name,
+    sub: !idx.length
+      ? ''
+      : name +
+        ': ' +
+        names
+          .map(function (n, d) {
+            return (n === 'batch' ? 'batch element ' : 'head ') + (idx[d] + 1) + ' of ' + lead[d];
+          })
+          .join(', '),
+  };
+}
+/** "mha.attn_weights[1, 0]: batch element 2 of 2, head 1 of 2" */
+export function part(st, k) {
+  return sliceName(st, k).sub;
+}
+
+export function isBig(st) {
+  var rank = st.shape.length,
+    max = maxShown();
+  return st.shape[rank - 1] > max || (rank > 1 && st.shape[rank - 2] > max);
+}

@@ -1,0 +1,77 @@
+// The chapter view: the store's result as tables in their sections (stages.js), with what
+// goes between them: exercise 3.3's link after §3.6, "Why are my numbers different?" after the
+// dropout tables, §3.6's error when d_out does not divide into num_heads, and the preset's note.
+import { el } from '../lib/dom.js';
+import { info as stageInfo } from '../lib/facts.js';
+import * as why from '../why.js';
+import * as stages from './stages.js';
+
+var doc = document,
+  main = doc.getElementById('main'),
+  exercise = null; // exercise 3.3's paragraph, built once
+
+function exerciseLink() {
+  var p = el(doc, 'p', 'exercise'),
+    a = el(doc, 'a', { href: '#preset=gpt2', id: 'gpt2' }, 'the smallest GPT-2’s attention');
+  p.append(
+    'Exercise 3.3: the same module at ',
+    a,
+    ': 12 heads over 1024 tokens of 768 features, computed in a Worker.',
+  );
+  return p;
+}
+
+// Above the tables while a preset is shown: what it is, its parameter count (the weights and
+// biases it computed) and the way back to the whole chapter.
+function presetNote(api, res, preset) {
+  var note = doc.getElementById('preset-note');
+  if (!note) {
+    note = el(doc, 'p', { id: 'preset-note', className: 'hint' });
+    main.prepend(note); // inside main: the page's grid keeps its two columns
+  }
+  note.hidden = !preset;
+  if (!preset) return;
+  var params = res.stages.reduce(function (n, s) {
+    return /^mha\.(W_|b_|out_proj)/.test(s.id) ? n + s.data.length : n;
+  }, 0);
+  note.replaceChildren(
+    api.presets[preset].description +
+      ': only its stages are computed, in a Worker; ' +
+      params.toLocaleString('en') +
+      ' parameters. Back to ',
+    el(doc, 'a', { href: '#' }, 'the whole chapter'),
+    '.',
+  );
+}
+
+/** Renders state s (its result, config, preset, torch) with module api. */
+export function render(api, s) {
+  var res = s.result,
+    has = {},
+    extra = {},
+    later = [];
+  res.stages.forEach(function (st) {
+    has[stageInfo(st.id).section] = true;
+  });
+  if (has.mha && !s.preset) extra.mha = [exercise || (exercise = exerciseLink())];
+  var box = why.shown(api, res, s.config);
+  if (box && has.s4) {
+    extra.s4 = [box[0]];
+    later.push(box);
+  }
+  if (
+    !has.mha &&
+    api.sections.some(function (x) {
+      return x.id === 'mha';
+    })
+  ) {
+    // d_out not divisible by num_heads: the core's message where §3.6's tables would be
+    try {
+      api.run(s.config, { stages: ['mha.context_vecs'] });
+    } catch (e) {
+      extra.mha = [el(doc, 'p', 'err', e.message)];
+    }
+  }
+  stages.show(res, { doc: doc, embed: true, torch: s.torch }, extra, later);
+  presetNote(api, res, s.preset);
+}

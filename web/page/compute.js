@@ -1,0 +1,112 @@
+// Runs a configuration: small ones at once on the main thread, heavy ones in a Worker
+// (lib/worker.js) with a progress line, one at a time, only the newest request's result shown.
+import { budget } from '../lib/budget.js';
+import { el } from '../lib/dom.js';
+import { runner as makeRunner } from './runner.js';
+
+var doc = document,
+  HEAVY = 4e7, // multiply-adds above which a run goes to the Worker
+  WORKER_BUDGET = 3, // a Worker may take 3 times the main thread's budget (~2 s)
+  runner = makeRunner(),
+  computing = 0, // the newest request's ticket
+  busy = false, // a heavy run is under way
+  queued = null, // the newest request made meanwhile: [c, done, fail, ticket, options]
+  first = null, // the book's run made at start, shown once (a run is ~5 ms of the page's load)
+  timer = 0; // the progress line's ticking clock
+
+// Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
+// takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
+function heavy(c) {
+  var x = c.inputs,
+    T = x && x.randn ? x.randn[0] : x ? x.length : 6,
+    D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3,
+    d = c.d_out || 2;
+  // or many heads / a long context_length: half the main thread's budget (lib/budget.js)
+  return T * (T + D) * d * 4 > HEAVY || budget.work(c) > budget.maxWork / 2;
+}
+
+/** The book's walkthrough, already computed: the first compute({}) shows it. */
+export function remember(book) {
+  first = book;
+}
+
+/** Runs config c with module api; done(res) now for small configs, later (from a Worker) for
+ *  heavy ones and presets (`preset`: its stages alone). fail(message) on an invalid config. */
+export function compute(api, c, preset, done, fail) {
+  var ticket = ++computing,
+    // Sizes that would keep even a Worker busy too long are refused (lib/budget.js); a
+    // preset computes its few stages only, in a Worker: its size is known to fit.
+    tooBig = !preset && budget.check(c, heavy(c) ? WORKER_BUDGET : 1),
+    options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
+  queued = null;
+  if (tooBig) return fail(tooBig);
+  if (!preset && !heavy(c)) {
+    var res = first;
+    first = null;
+    try {
+      if (!res || Object.keys(c).length) res = api.run(c);
+    } catch (e) {
+      return fail(e.message);
+    }
+    progress(null);
+    return done(res);
+  }
+  progress(0);
+  // One heavy run at a time: edits made meanwhile wait, and only the newest of them runs.
+  if (busy) queued = [c, done, fail, ticket, options];
+  else start(c, done, fail, ticket, options);
+}
+function start(c, done, fail, ticket, options) {
+  busy = true;
+  function finish(ok, value) {
+    busy = false;
+    if (queued) start.apply(null, queued.splice(0));
+    queued = null;
+    if (ticket !== computing) return;
+    if (!busy) progress(ok ? value : null);
+    if (ok) done(value.result);
+    else fail(value.message);
+  }
+  runner.run(c, options).then(
+    function (out) {
+      finish(true, out);
+    },
+    function (e) {
+      finish(false, e);
+    },
+  );
+}
+
+// The progress line of a heavy run: out = 0 while it runs (the elapsed time ticks), then
+// {ms, memory, where} for the measured time; null hides it.
+function progress(out) {
+  var line = doc.getElementById('progress');
+  if (!line) {
+    line = el(doc, 'p', { id: 'progress', className: 'hint' });
+    line.setAttribute('role', 'status');
+    doc.getElementById('status').after(line);
+  }
+  clearInterval(timer);
+  line.hidden = out === null;
+  if (out === 0) {
+    var t0 = performance.now(),
+      bar = el(doc, 'progress'),
+      text = el(doc, 'span');
+    bar.setAttribute('aria-label', 'Computing');
+    line.replaceChildren(bar, ' ', text);
+    line.dataset.state = 'running';
+    timer = setInterval(function () {
+      text.textContent = 'Computing… ' + ((performance.now() - t0) / 1000).toFixed(1) + ' s';
+    }, 100);
+  } else if (out) {
+    line.dataset.state = 'done';
+    line.textContent =
+      'Computed in ' +
+      Math.round(out.ms) +
+      ' ms ' +
+      (out.where === 'worker' ? 'in a Worker' : 'on the main thread') +
+      '; WebAssembly memory ' +
+      Math.round(out.memory / 1048576) +
+      ' MB.';
+  }
+}

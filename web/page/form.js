@@ -1,0 +1,114 @@
+// The page's settings form (index.html's #controls): the configuration it shows, read back as
+// the keys that differ from the book's, and the core's messages shown at the control they name.
+// The inputs editor is editor.js.
+import { stringify } from '../hash.js';
+import { parseNumber } from '../lib/format.js';
+import { keysOf, setting } from '../lib/settings.js';
+import * as editor from './editor.js';
+
+var doc = document,
+  form = doc.getElementById('controls'),
+  fields = form.elements,
+  NUMBERS = [],
+  BOOLS = [],
+  CHOICES = [];
+
+/** Reads the settings table (once the module is loaded): which controls hold what. */
+export function start() {
+  NUMBERS = keysOf('number');
+  BOOLS = keysOf('boolean');
+  CHOICES = keysOf('choice');
+}
+
+// Equal configuration values (numbers, BigInt seeds, arrays of them, text).
+function same(a, b) {
+  return stringify({ x: a }) === stringify({ x: b });
+}
+
+/** The settings as a config of their non-default keys. book: the book's resolved config
+ *  (inputs as typed); shown: the resolved config shown now; tokens: labels to use instead. */
+export function read(api, book, shown, tokens) {
+  var c = {},
+    randn = editor.randn(),
+    model = editor.read(),
+    rows =
+      model &&
+      model.rows.map(function (r) {
+        return r.map(parseNumber);
+      });
+  c.inputs = randn || (model ? rows : shown.inputs);
+  var T = randn ? randn.randn[0] : c.inputs.length;
+  if (same(c.inputs, book.inputs)) delete c.inputs;
+  tokens = tokens || editor.pendingTokens() || (model || shown).tokens;
+  if (!same(tokens, api.defaultTokens(T))) c.tokens = tokens;
+  NUMBERS.forEach(function (k) {
+    var text = fields[k].value,
+      v = parseNumber(text);
+    if (setting(k).empty ? text.trim() : !same(v, book[k])) c[k] = v; // empty context_length = T
+  });
+  BOOLS.forEach(function (k) {
+    if (fields[k].checked !== book[k]) c[k] = fields[k].checked;
+  });
+  CHOICES.forEach(function (k) {
+    if (fields[k].value !== book[k]) c[k] = fields[k].value;
+  });
+  return c;
+}
+
+/** Shows config c (its non-default keys) and its result res in the controls and the editor. */
+export function show(api, c, res) {
+  var cfg = res.config,
+    randn = cfg.inputs.randn ? c.inputs : null;
+  editor.setRandn(randn);
+  NUMBERS.forEach(function (k) {
+    fields[k].value = k in c ? c[k] : setting(k).empty ? '' : cfg[k];
+  });
+  BOOLS.forEach(function (k) {
+    fields[k].checked = cfg[k];
+  });
+  CHOICES.forEach(function (k) {
+    fields[k].value = cfg[k];
+  });
+  var shape = res.stages[0].shape;
+  fields.randn_tokens.value = randn ? randn.randn[0] : shape[0];
+  fields.randn_d_in.value = randn ? randn.randn[1] : shape[1];
+  fields.randn_seed.value = randn ? cfg.inputs.seed : api.defaults.randn_seed;
+  editor.build(editor.modelFor(res, c));
+}
+
+/** The random inputs the randn fields ask for: {randn: [T, d_in], seed}. */
+export function randnFields() {
+  return {
+    randn: [parseNumber(fields.randn_tokens.value), parseNumber(fields.randn_d_in.value)],
+    seed: parseNumber(fields.randn_seed.value),
+  };
+}
+
+export function clearErrors() {
+  form.querySelectorAll('[data-error-for]').forEach(function (e) {
+    e.textContent = '';
+  });
+  form.querySelectorAll('[aria-invalid]').forEach(function (e) {
+    e.removeAttribute('aria-invalid');
+  });
+}
+
+/** The core's message names the key ("d_out" must be...; "inputs"[i][j] ...): shown there,
+ *  else at the control that was changed (source, sourceElement). */
+export function showError(msg, source, sourceElement) {
+  clearErrors();
+  var m = /^"(\w+)"(?:\[(\d+)\]\[(\d+)\])?/.exec(msg),
+    key = m ? m[1] : /context_length/.test(msg) ? 'context_length' : source;
+  if (key === 'inputs' && source === 'randn') key = 'randn';
+  (
+    form.querySelector('[data-error-for="' + key + '"]') ||
+    form.querySelector('[data-error-for="' + source + '"]')
+  ).textContent = msg;
+  var bad =
+    m && m[2]
+      ? editor.cell(m[2], m[3])
+      : fields[key] && fields[key].type
+        ? fields[key]
+        : key === source && sourceElement;
+  if (bad) bad.setAttribute('aria-invalid', 'true');
+}

@@ -1,0 +1,93 @@
+// The page's URL hash, all of it: the configuration's keys (web/hash.js's grammar), and the
+// page's own: preset=NAME, stage=ID (a link to a stage; with lecture, the slide), lecture.
+//
+//   #d_out=4&rng=mkl&stage=dropout_example       a configuration, scrolled to a stage
+//   #preset=gpt2                                  exercise 3.3's preset
+//   #qkv_bias&stage=attn_weights_causal&lecture   lecture mode on that slide
+//   #masked                                       a bare stage or section id links to it too
+//
+// It reads a hash into state, and writes the state back (replaceState: no history entry per
+// edit) whenever the configuration, preset, lecture slide or linked stage change.
+import { parse, stringify } from '../hash.js';
+import * as store from './store.js';
+
+var written = null; // the hash this page last wrote: its own hashchange is not a navigation
+
+/** The state a hash asks for: {config, preset, anchor, lecture: {on, stage}}; throws an Error
+ *  saying why a hash is not valid. `known`: {stageIds, sections, presets} of the module. */
+export function read(hash, known) {
+  var c = parse(hash),
+    out = { config: {}, preset: null, anchor: null, lecture: { on: false, stage: '' } };
+  if (!c || c.constructor !== Object) throw new Error('not a JSON object');
+  var anchor = typeof c.stage === 'string' ? c.stage : null;
+  out.lecture = { on: c.lecture === true, stage: anchor || '' };
+  Object.keys(c).forEach(function (k) {
+    var bare =
+      c[k] === true &&
+      (known.stageIds.indexOf(k) >= 0 ||
+        known.sections.some(function (x) {
+          return x.id === k;
+        }));
+    if (bare) anchor = k; // #masked: a link to that stage or section
+    if (bare || k === 'stage' || k === 'lecture') delete c[k]; // the page's keys, not config
+  });
+  if ('preset' in c) {
+    var name = c.preset;
+    if (!Object.prototype.hasOwnProperty.call(known.presets, name) || name === 'book')
+      throw new Error('no preset "' + name + '"'); // own names only: not "constructor"
+    delete c.preset;
+    out.preset = name;
+    c = Object.assign({}, known.presets[name].config, c);
+  }
+  out.config = c;
+  out.anchor = out.lecture.on ? null : anchor;
+  return out;
+}
+
+/** The hash of state s (without "#"): preset, configuration, then the linked stage or slide. */
+export function hashOf(s, stage) {
+  var page = s.lecture.on
+    ? { stage: s.lecture.stage, lecture: true }
+    : { stage: (stage === undefined ? s.anchor : stage) || undefined };
+  return [
+    s.preset ? 'preset=' + encodeURIComponent(s.preset) : '',
+    stringify(s.config),
+    stringify(page),
+  ]
+    .filter(Boolean)
+    .join('&');
+}
+
+/** The link to the current state, scrolled to `stage`. */
+export function link(stage) {
+  var s = Object.assign({}, store.get(), { lecture: { on: false } }),
+    hash = hashOf(s, stage || null);
+  return location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
+}
+
+function write(s) {
+  if (s.keepHash) return; // an invalid link stays in the address bar, to be read and fixed
+  var hash = hashOf(s);
+  hash = hash ? '#' + hash : '';
+  written = hash;
+  if (location.hash !== hash)
+    history.replaceState(null, '', hash || location.pathname + location.search);
+}
+
+/** Keeps the address bar in step with the store, and calls navigate(hash) when the reader
+ *  changes the hash (an edited address, a link inside the page). */
+export function start(navigate) {
+  store.subscribe(function (s, patch) {
+    if (
+      'config' in patch ||
+      'preset' in patch ||
+      'lecture' in patch ||
+      'anchor' in patch ||
+      'keepHash' in patch
+    )
+      write(s);
+  });
+  addEventListener('hashchange', function () {
+    if (location.hash !== written) navigate(location.hash);
+  });
+}
