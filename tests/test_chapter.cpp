@@ -137,7 +137,7 @@ TEST_CASE("the CLI refuses a bad chapter option with one message", "[chapter][cl
       {"--d-out 3 --stage mha.context_vecs",
        "MultiHeadAttention needs \"d_out\" divisible by \"num_heads\" (got d_out 3, num_heads 2)"},
       {"--num-heads 0", "\"num_heads\" must be an integer between 1 and 128 (got 0)"},
-      {"--query-token 6", "\"query_token\" must be between 0 and 5 (one of the 6 tokens; got 6)"},
+      {"--query-token 6", "\"query_token\" must be an integer between 0 and 5 (got 6)"},
       {"--seed-v1 x", "--seed-v1 expects a number (got \"x\")"},
       {"--preset gpt3", "unknown preset \"gpt3\" (presets: book, gpt2)"},
   }));
