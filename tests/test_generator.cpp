@@ -169,5 +169,5 @@ TEST_CASE("dropout compares its draws with p in double, as bernoulli_ does", "[g
         "010101"
         "011111");
   const float kept = 1.0f / static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
-  for (const float v : y.data) CHECK((v == 0.0f || test::same_bits(v, kept)));
+  for (const float v : y.data) CHECK((v == 0.0f || test::bits_equal(v, kept)));
 }
