@@ -8,6 +8,7 @@
 import { parse as parseHash } from './hash.js';
 import { stringify as toJson } from './lib/json.js';
 import { styleSheet } from './lib/styles.js';
+import { isRecord } from './lib/own.js';
 
 var doc = document,
   demo = doc.querySelector('causal-attention-demo'),
@@ -40,7 +41,7 @@ function show() {
     styled = false;
   try {
     state = parseHash(location.hash);
-    if (!state || state.constructor !== Object) throw new Error('not a JSON object');
+    if (!isRecord(state)) throw new Error('not a JSON object');
     Object.keys(LOOK).forEach(function (key) {
       if (Object.prototype.hasOwnProperty.call(state, key)) look(key, state[key]);
     });

@@ -12,6 +12,7 @@
 // names what is wrong with it). Old links, percent-encoded JSON (#%7B%22d_out%22%3A4%7D),
 // still parse.
 import { parse as parseJson } from './lib/json.js';
+import { put } from './lib/own.js';
 
 var NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 var enc = function (s) {
@@ -48,13 +49,13 @@ export function parse(hash) {
       key = dec(at < 0 ? pair : pair.slice(0, at)),
       text = at < 0 ? null : pair.slice(at + 1),
       m;
-    if (text === null) out[key] = true;
-    else if (key === 'tokens') out[key] = text.split(',').map(dec);
+    if (text === null) put(out, key, true);
+    else if (key === 'tokens') put(out, key, text.split(',').map(dec));
     else if (key === 'inputs' && (m = /^randn:([^:]*)(?::(.*))?$/.exec(text))) {
-      out[key] = { randn: list(m[1]) };
+      put(out, key, { randn: list(m[1]) });
       if (m[2] !== undefined) out[key].seed = value(dec(m[2]));
-    } else if (key === 'inputs') out[key] = text.split(';').map(list);
-    else out[key] = value(dec(text));
+    } else if (key === 'inputs') put(out, key, text.split(';').map(list));
+    else put(out, key, value(dec(text))); // #__proto__=1 is a key the core names, not a prototype
   });
   return out;
 }

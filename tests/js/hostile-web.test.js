@@ -159,6 +159,40 @@ test('preset names are own properties only: page, hash change and widget say wha
   await page.close();
 });
 
+test('a key named like an Object.prototype property is a key: the link and the widget name it', async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  for (const [hash, key] of [
+    ['constructor', 'constructor'],
+    ['__proto__=1', '__proto__'],
+    ['d_out=4&toString', 'toString'],
+  ]) {
+    await page.goto(`${server.url}index.html#${hash}`);
+    assert.equal(await ready(page), '1', hash);
+    const msg = await page.evaluate(() => document.getElementById('status').textContent);
+    assert.match(msg, new RegExp(`^Invalid link \\(unknown configuration key "${key}"`), hash);
+    assert.ok(await page.$('div.stage[data-stage="context_vecs"] table'), `${hash}: the book`);
+  }
+  // the widget: config='{"__proto__": {...}}' is named, not silently the book
+  await page.setContent(
+    `<script src="${server.url}causal-attention.js"></script>` +
+      `<causal-attention-demo config='{"__proto__": {"d_out": 4}}' stages="inputs"></causal-attention-demo>` +
+      `<causal-attention-demo config='{"constructor": 1}' stages="inputs"></causal-attention-demo>`,
+  );
+  await widgetsReady(page);
+  const states = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('causal-attention-demo'), (w) => [
+      w.dataset.state,
+      w.shadowRoot.querySelector('.err').textContent,
+    ]),
+  );
+  assert.equal(states[0][0], 'error');
+  assert.match(states[0][1], /^unknown configuration key "__proto__"/);
+  assert.equal(states[1][0], 'error');
+  assert.match(states[1][1], /^unknown configuration key "constructor"/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the SVG export with control characters in labels is well-formed XML', async () => {
   const { page, problems } = await watchedPage(browser.context, server.url);
   await page.goto(`${server.url}embed.html#stages=inputs`);

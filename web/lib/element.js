@@ -22,6 +22,7 @@ import { stage, update as updateStage } from './render.js';
 import { styleSheet } from './styles.js';
 import { el } from './dom.js';
 import { setting, settings } from './settings.js';
+import { isRecord, merge } from './own.js';
 
 // The settings each `controls` level offers (lib/settings.js): the compact ones, or all.
 function controls(level) {
@@ -103,8 +104,7 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
       base = {};
     if (json) {
       base = parseJson(json);
-      if (!base || base.constructor !== Object)
-        throw new Error('the config attribute must be a JSON object');
+      if (!isRecord(base)) throw new Error('the config attribute must be a JSON object');
     } else if (preset) {
       // the core's table of presets (facts.js, filled when the module loaded)
       var presets = tables.presets;
@@ -114,7 +114,7 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
         );
       base = presets[preset].config;
     }
-    return Object.assign({}, base, this.edits);
+    return merge(base, this.edits); // own keys: config='{"__proto__": …}' is named, not lost
   }
 
   // Renders once the module is loaded; several changes in one task render once.

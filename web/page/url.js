@@ -10,6 +10,7 @@
 // edit) whenever the configuration, preset, lecture slide or linked stage change.
 import { parse, stringify } from '../hash.js';
 import * as store from './store.js';
+import { isRecord, merge } from '../lib/own.js';
 
 var written = null; // the hash this page last wrote: its own hashchange is not a navigation
 
@@ -18,7 +19,7 @@ var written = null; // the hash this page last wrote: its own hashchange is not 
 export function read(hash, known) {
   var c = parse(hash),
     out = { config: {}, preset: null, anchor: null, lecture: { on: false, stage: '' } };
-  if (!c || c.constructor !== Object) throw new Error('not a JSON object');
+  if (!isRecord(c)) throw new Error('not a JSON object');
   var anchor = typeof c.stage === 'string' ? c.stage : null;
   out.lecture = { on: c.lecture === true, stage: anchor || '' };
   Object.keys(c).forEach(function (k) {
@@ -37,7 +38,7 @@ export function read(hash, known) {
       throw new Error('no preset "' + name + '"'); // own names only: not "constructor"
     delete c.preset;
     out.preset = name;
-    c = Object.assign({}, known.presets[name].config, c);
+    c = merge(known.presets[name].config, c);
   }
   out.config = c;
   out.anchor = out.lecture.on ? null : anchor;
