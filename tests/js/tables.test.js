@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { loadApi, cli, parseExact, root } = require('./support');
+const { loadApi, cli, parseExact, root, BOOK_TOKENS, BOOK_INPUTS } = require('./support');
 
 test("api.settings is the CLI's --list-settings table, with the book's defaults", async () => {
   const api = await loadApi();
@@ -21,15 +21,8 @@ test("api.settings is the CLI's --list-settings table, with the book's defaults"
   const byKey = Object.fromEntries(api.settings.map((s) => [s.key, s]));
   const defaults = Object.fromEntries(api.settings.map((s) => [s.key, s.default]));
   assert.deepEqual(defaults, {
-    inputs: [
-      [0.43, 0.15, 0.89],
-      [0.55, 0.87, 0.66],
-      [0.57, 0.85, 0.64],
-      [0.22, 0.58, 0.33],
-      [0.77, 0.25, 0.1],
-      [0.05, 0.8, 0.55],
-    ].map((row) => row.map(Math.fround)),
-    tokens: ['Your', 'journey', 'starts', 'with', 'one', 'step'],
+    inputs: BOOK_INPUTS.map((row) => row.map(Math.fround)),
+    tokens: BOOK_TOKENS,
     d_out: 2,
     query_token: 1,
     seed_v1: 123,
