@@ -2,7 +2,9 @@
 
 Driver: runs every (module, shape) on every side, each in its own process, and prints one
 Markdown table: median time, min-max, GFLOP/s, and the ratios of the core to PyTorch.
-Worker (`compare.py torch MODULE B T d H RUNS SECONDS`): the book's modules in PyTorch.
+Worker (`compare.py torch MODULE B T d H RUNS SECONDS`): the book's modules in PyTorch
+(`compare.py torch cli 0 0 0 0 RUNS SECONDS`: what the CLI row computes, in-process), on
+CA_BENCH_THREADS threads (1 by default), as the core's side.
 Every side hashes its output's bits; the core's and PyTorch's (reference BLAS) outputs are also
 written to files and compared float by float (identical, or the largest difference).
 
@@ -30,7 +32,11 @@ MODULES = [("causal", "CausalAttention"), ("mha", "MultiHeadAttention")]
 SIDES = ["native", "wasm", "torch", "openblas"]
 SIDE_NAMES = {"native": "core (native)", "wasm": "core (WASM, Node)",
               "torch": "PyTorch (ref. BLAS)", "openblas": "PyTorch (OpenBLAS)"}
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# The thread table's rows: every bench row from (2, 256, 64, 1) up.
+THREAD_SHAPES = [s for s in SHAPES if s[1] >= 256]
+# The CLI row: `--stage context_vecs --format torch` on randn (1024, 64), d_out 64, eval.
+CLI_CONFIG = {"inputs": {"randn": [1024, 64], "seed": 123}, "d_out": 64, "seed_class": 123,
+              "train": False}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -68,7 +74,7 @@ def difference(mine, theirs):
 def torch_worker(module, B, T, d, H, runs, seconds):
     import torch
     import torch.nn as nn
-    torch.set_num_threads(1)
+    torch.set_num_threads(int(os.environ.get("CA_BENCH_THREADS", "1")))
 
     class CausalAttention(nn.Module):
         def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
@@ -115,13 +121,27 @@ def torch_worker(module, B, T, d, H, runs, seconds):
             context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
             return self.out_proj(context_vec)
 
-    torch.manual_seed(123)  # as bench/bench_modules.hpp: the module, then the input
-    if module == "causal":
-        m = CausalAttention(d, d, T, 0.0)
+    def cli():
+        """What `causal-attention --stage context_vecs` computes for CLI_CONFIG: randn, init, forward."""
+        (t, d_in), seed = CLI_CONFIG["inputs"]["randn"], CLI_CONFIG["inputs"]["seed"]
+        torch.manual_seed(seed)
+        inputs = torch.randn(t, d_in)
+        batch = torch.stack((inputs, inputs), dim=0)
+        torch.manual_seed(CLI_CONFIG["seed_class"])
+        ca = CausalAttention(d_in, CLI_CONFIG["d_out"], t, 0.0)
+        ca.eval()
+        return ca(batch)
+
+    if module == "cli":
+        m, x = (lambda _: cli()), None
     else:
-        m = MultiHeadAttention(d, d, T, 0.0, H)
-    m.eval()
-    x = torch.randn(B, T, d)
+        torch.manual_seed(123)  # as bench/bench_modules.hpp: the module, then the input
+        if module == "causal":
+            m = CausalAttention(d, d, T, 0.0)
+        else:
+            m = MultiHeadAttention(d, d, T, 0.0, H)
+        m.eval()
+        x = torch.randn(B, T, d)
     with torch.no_grad():
         y0 = m(x)  # warm-up
         check = float(y0.double().sum())
@@ -150,10 +170,17 @@ def torch_worker(module, B, T, d, H, runs, seconds):
 # ---------------------------------------------------------------------------------------
 # Driver.
 
-def run_side(args, side, module, shape, runs, seconds, output=None):
+def threads_env(n):
+    """The thread count every side reads: the core's, PyTorch's and OpenBLAS's."""
+    n = str(n)
+    return {"OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n,
+            "CA_BENCH_THREADS": n}
+
+
+def run_side(args, side, module, shape, runs, seconds, output=None, threads=1):
     B, T, d, H = shape
     params = [module, str(B), str(T), str(d), str(H), str(runs), str(seconds)]
-    env = dict(os.environ, **ONE_THREAD)
+    env = dict(os.environ, **threads_env(threads))
     env.pop("CA_BENCH_OUTPUT", None)
     if output:
         env["CA_BENCH_OUTPUT"] = output
@@ -184,6 +211,79 @@ def walkthrough(args, sides):
     print(f"| core (native) | {ms(native)} | 1.00x |")
     print(f"| core (WASM, Node) | {ms(core)} | {core / native:.2f}x |")
     print(f"| run({{}}, {{}}) (WASM, Node, Embind included: what api.run({{}}) calls) | {ms(api)} | {api / native:.2f}x |")
+
+
+def cli_side(args, threads, runs, seconds):
+    """The CLI end to end, a process per run: wall time, and the CSV's hash on this count."""
+    import hashlib
+    cfg = os.path.join(tempfile.mkdtemp(prefix="ca-cli-"), "config.json")
+    with open(cfg, "w") as f:
+        json.dump(CLI_CONFIG, f)
+    cmd = [os.path.join(args.build, "native/causal-attention"), "--config", cfg, "--threads",
+           str(threads), "--stage", "context_vecs"]
+    samples, total = [], 0.0
+    while len(samples) < runs or total < seconds:
+        t0 = time.perf_counter()
+        subprocess.run(cmd + ["--format", "torch"], check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - t0)
+        total += samples[-1]
+        if len(samples) >= 200:
+            break
+    csv = subprocess.run(cmd + ["--format", "csv"], check=True, capture_output=True).stdout
+    shutil.rmtree(os.path.dirname(cfg), ignore_errors=True)
+    return samples, hashlib.sha256(csv).hexdigest()[:12]
+
+
+def thread_tables(args, sides):
+    """The core on 1 and all threads against PyTorch on OpenBLAS with the same thread count."""
+    if "native" not in sides or "openblas" not in sides:
+        return
+    n = args.threads
+    print(f"\nOne thread and {n} threads (all the cores), the core against PyTorch on OpenBLAS "
+          f"with the same count; median ms (min-max). Bits: the core's output hash on {n} threads "
+          "against one thread's.\n")
+    head = ["module", "B, T, d, H", "core, 1 thread", f"core, {n} threads", "PyTorch (OpenBLAS), 1 thread",
+            f"PyTorch (OpenBLAS), {n} threads", "core / PyTorch, 1 thread", f"core / PyTorch, {n} threads",
+            f"core, 1 / {n} threads", "bits"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    cell = lambda s: f"{ms(statistics.median(s))} ({ms(min(s))}-{ms(max(s))})"
+    for module, name in MODULES:
+        for shape in THREAD_SHAPES:
+            label = f"{name} {shape}"
+            if args.rows and args.rows not in label and args.rows not in module:
+                continue
+            r = {(side, t): run_side(args, side, module, shape, args.runs, args.seconds, threads=t)
+                 for side in ("native", "openblas") for t in (1, n)}
+            med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
+            same = r[("native", 1)]["bits"] == r[("native", n)]["bits"]
+            if not same:
+                print(f"compare: {label}: the core's bits differ between 1 and {n} threads", file=sys.stderr)
+            B, T, d, H = shape
+            print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(
+                [cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
+                [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
+                [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"]) + " |",
+                flush=True)
+    if args.rows and "cli" not in args.rows:
+        return
+    runs = max(args.runs, 10)
+    core = {t: cli_side(args, t, runs, args.seconds) for t in (1, n)}
+    torch = {t: run_side(args, "openblas", "cli", (0, 0, 0, 0), runs, args.seconds, threads=t)["seconds"]
+             for t in (1, n)}
+    same = core[1][1] == core[n][1]
+    print(f"\n| `causal-attention --stage context_vecs --format torch`, randn (1024, 64), d_out 64, --eval "
+          "(a process per run) vs PyTorch on OpenBLAS in-process (randn, init, forward) | median ms (min-max) "
+          "| core / PyTorch |")
+    print("|---|---|---|")
+    for t in (1, n):
+        print(f"| CLI, --threads {t} | {cell(core[t][0])} | "
+              f"{statistics.median(core[t][0]) / statistics.median(torch[t]):.2f}x |")
+        print(f"| PyTorch (OpenBLAS), {t} thread{'s' if t > 1 else ''} | {cell(torch[t])} | |")
+    print(f"\nThe CLI's CSV of context_vecs on 1 and {n} threads: sha256 {core[1][1]} and {core[n][1]}, "
+          + ("equal." if same else "DIFFERENT."))
+    if not same:
+        print(f"compare: the CLI's output differs between 1 and {n} threads", file=sys.stderr)
 
 
 def ms(s):
@@ -268,6 +368,8 @@ def main():
     p.add_argument("--runs", type=int, default=3, help="at least this many timed runs")
     p.add_argument("--seconds", type=float, default=1.0, help="and at least this long")
     p.add_argument("--sides", default=",".join(SIDES))
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="the thread table's many-thread count (default: every core)")
     p.add_argument("--output", default=None,
                    help="also write the tables, dated, to this file (default: a run of every "
                         "row and side rewrites docs/performance-tables.md; '-' writes none)")
@@ -287,7 +389,7 @@ def main():
 
 
 def tables(args, sides):
-    print(f"One thread each; median of >= {args.runs} runs and >= {args.seconds} s; ms (min-max), GFLOP/s.\n")
+    print(f"One thread each (the thread table below: 1 and {args.threads}); median of >= {args.runs} runs and >= {args.seconds} s; ms (min-max), GFLOP/s.\n")
     head = ["module", "B, T, d, H"] + [SIDE_NAMES[s] for s in sides]
     ratios = [("native", "torch"), ("native", "openblas"), ("wasm", "native")]
     ratios = [r for r in ratios if r[0] in sides and r[1] in sides]
@@ -335,6 +437,7 @@ def tables(args, sides):
                     print(f"compare: {side} {label}: sum of outputs {c} vs PyTorch's {ref}", file=sys.stderr)
     if not args.rows or "walkthrough" in args.rows:
         walkthrough(args, sides)
+    thread_tables(args, sides)
     for side, blas in loaded.items():
         print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")
     shutil.rmtree(tmp, ignore_errors=True)

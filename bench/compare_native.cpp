@@ -3,7 +3,7 @@
 // Prints {"ok": true, "seconds": [...], "check": sum of the output, "bits": its hash (see
 // bench_modules.hpp), "isa": "avx2"}, or {"ok": false} for an unknown module. With
 // CA_BENCH_OUTPUT=FILE set, also writes the output there as raw float32 (compare.py reads it
-// to find the largest difference from PyTorch's). One thread (the core has no other).
+// to find the largest difference from PyTorch's). One thread, or CA_BENCH_THREADS=N.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +13,7 @@
 
 #include "bench_modules.hpp"
 #include "kernels.hpp"
+#include "parallel.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 8) {
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
     for (auto isa : {ca::kernels::Isa::Reference, ca::kernels::Isa::SSE2, ca::kernels::Isa::AVX2})
       if (want == ca::kernels::isa_name(isa)) ca::kernels::force_isa(isa);
   }
+  const char* threads = std::getenv("CA_BENCH_THREADS");
+  ca::set_num_threads(threads ? std::atoi(threads) : 1);
   std::unique_ptr<ca_bench::Workload> w;
   if (module != "walkthrough") {
     w = std::make_unique<ca_bench::Workload>(module, B, T, d, H);
@@ -61,8 +64,11 @@ int main(int argc, char** argv) {
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(y.data()), std::streamsize(y.size() * sizeof(float)));
   }
-  std::printf("{\"ok\": true, \"isa\": \"%s\", \"check\": %.17g, \"bits\": %.17g, \"seconds\": [",
-              ca::kernels::isa_name(ca::kernels::active_isa()), check, w ? w->bits() : 0.0);
+  std::printf(
+      "{\"ok\": true, \"isa\": \"%s\", \"threads\": %d, \"check\": %.17g, \"bits\": %.17g, "
+      "\"seconds\": [",
+      ca::kernels::isa_name(ca::kernels::active_isa()), ca::num_threads(), check,
+      w ? w->bits() : 0.0);
   for (std::size_t i = 0; i < seconds.size(); ++i) std::printf("%s%.9g", i ? ", " : "", seconds[i]);
   std::printf("]}\n");
   return 0;

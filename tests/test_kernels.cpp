@@ -322,7 +322,7 @@ ca::Tensor causal_reference(const ca::CausalAttention& m, const ca::Tensor& x, c
   ca::Tensor scores({B, T, T}), weights({B, T, T}), context({B, T, d_out});
   for (int b = 0; b < B; ++b) {
     ca::scores_forward(scores.matrix(b), queries.matrix(b), keys.matrix(b));
-    ca::masked_fill(scores.matrix(b), m.mask.matrix());
+    ca::masked_fill(scores.matrix(b), ca::causal_mask(m.context_length).matrix());
     ca::softmax_forward(weights.matrix(b), scores.matrix(b), ca::score_divisor(d_out, m.scale));
   }
   const ca::Tensor dropped = ca::dropout(weights, m.dropout_p, m.training, gen, m.rng);
@@ -422,7 +422,7 @@ ca::MultiHeadAttention::Trace mha_reference(const ca::MultiHeadAttention& m, con
   t.attn_weights = ca::Tensor({B, H, T, T});
   for (int bh = 0; bh < B * H; ++bh) {
     ca::scores_forward(t.attn_scores.matrix(bh), t.queries.matrix(bh), t.keys.matrix(bh));
-    ca::masked_fill(t.attn_scores.matrix(bh), m.mask.matrix());
+    ca::masked_fill(t.attn_scores.matrix(bh), ca::causal_mask(m.context_length).matrix());
     ca::softmax_forward(t.attn_weights.matrix(bh), t.attn_scores.matrix(bh),
                         ca::score_divisor(hd, m.scale));
   }

@@ -17,6 +17,7 @@
 #include "config_json.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "parallel.hpp"
 #include "presets.hpp"
 #include "settings.hpp"
 #include "stages.hpp"
@@ -144,6 +145,7 @@ int run(int argc, char** argv) {
   bool qkv_bias = false, no_scale = false, eval = false, list = false, list_settings = false;
   std::vector<std::string> stages;
   std::string format = "torch";
+  int threads = ca::num_threads();
 
   const CLI::Option* config_flag = app.add_option(
       "--config", config_path, "JSON configuration file (- for stdin); see docs/cli.md");
@@ -181,6 +183,10 @@ int run(int argc, char** argv) {
   app.add_option("--stage", stages, "print only this stage (repeatable), e.g. attn_weights_causal");
   app.add_option("--format", format, "torch | json | csv | markdown")
       ->check(CLI::IsMember({"torch", "json", "csv", "markdown"}));
+  app.add_option("--threads", threads,
+                 "threads to compute with (default: every core, " + std::to_string(threads) +
+                     " here); the numbers are the same bits on any count")
+      ->check(CLI::Range(1, 256));
   app.add_flag("--list-stages", list,
                "print every stage id and exit; with --format json, every fact about each stage");
   app.add_flag("--list-settings", list_settings,
@@ -241,6 +247,7 @@ int run(int argc, char** argv) {
     if (std::find(known.begin(), known.end(), id) != known.end()) needed.push_back(id);
   }
   if (needed.size() < stages.size()) needed.clear();  // select() names the unknown one
+  ca::set_num_threads(threads);
   const ca::Walkthrough w = ca::run_walkthrough(parsed.config, needed);
   const ca::Format f = format == "json"       ? ca::Format::Json
                        : format == "csv"      ? ca::Format::Csv

@@ -1,10 +1,12 @@
 #include "attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "kernels.hpp"
+#include "parallel.hpp"
 #include "reduce.hpp"
 
 namespace ca {
@@ -13,16 +15,35 @@ namespace {
 
 using kernels::Tri;
 
-// out (m, n) = a (m, k) @ b (k, n) with BLAS's order (see kernels.hpp).
-void matmul(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  kernels::gemm(int(out.rows()), int(out.cols()), int(a.cols()), a.data(), int(a.outerStride()),
-                b.data(), int(b.outerStride()), out.data(), int(out.outerStride()));
+// Products this small run on one thread: waking a worker costs about as much.
+constexpr double kParallelWork = 1 << 18;
+
+// out (m, n) = a (m, k) @ b (k, n) (bt false) or a @ b (n, k)^T (bt true), in BLAS's order
+// (kernels.hpp), rows split over threads in blocks of whole tiles: every output is still one
+// in-order sum, so the bits do not depend on the split.
+void product(MatrixMap out, const MatrixIn& a, const MatrixIn& b, bool bt) {
+  const int m = int(out.rows()), n = int(out.cols()), k = int(a.cols());
+  const auto rows = [&](int r0, int r1) {
+    const float* ar = a.data() + long(r0) * a.outerStride();
+    float* cr = out.data() + long(r0) * out.outerStride();
+    (bt ? kernels::gemm_nt : kernels::gemm)(r1 - r0, n, k, ar, int(a.outerStride()), b.data(),
+                                            int(b.outerStride()), cr, int(out.outerStride()),
+                                            kernels::Tri::Full);
+  };
+  const int workers = double(m) * n * k < kParallelWork ? 1 : parallel_workers((m + 3) / 4);
+  if (workers <= 1) return rows(0, m);
+  const int block = (m / workers + 3) / 4 * 4;  // rows per item, whole 4-row tiles
+  const int items = (m + block - 1) / block;
+  parallel_for(items, workers, [&](std::size_t i, int) {
+    const int r0 = int(i) * block;
+    rows(r0, std::min(m, r0 + block));
+  });
 }
 
-// out (m, n) = a (m, k) @ b (n, k)^T.
+void matmul(MatrixMap out, const MatrixIn& a, const MatrixIn& b) { product(out, a, b, false); }
+
 void matmul_transposed(MatrixMap out, const MatrixIn& a, const MatrixIn& b) {
-  kernels::gemm_nt(int(out.rows()), int(out.cols()), int(a.cols()), a.data(), int(a.outerStride()),
-                   b.data(), int(b.outerStride()), out.data(), int(out.outerStride()));
+  product(out, a, b, true);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "attention.hpp"
 #include "kernels.hpp"
+#include "parallel.hpp"
 #include "text.hpp"
 
 namespace ca {
@@ -142,8 +143,7 @@ CausalAttention::CausalAttention(int d_in, int d_out, int context_length_, doubl
       W_key(d_in, d_out, qkv_bias, gen),
       W_value(d_in, d_out, qkv_bias, gen),
       dropout_p(dropout),
-      context_length(context_length_),
-      mask(causal_mask(context_length_)) {}
+      context_length(context_length_) {}
 
 namespace {
 
@@ -160,8 +160,10 @@ bool all_finite(const float* x, int T, int hd, int ld) {
 // The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
 // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
 // Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
-// every draw is made, in order, masked cells included. Without it one (T, T) at a time,
-// unless `trace` asks for the (B, H, T, T) scores (masked with -inf) or weights, whole.
+// every draw is made, in order, masked cells included. Without it one (T, T) at a time per
+// worker, unless `trace` asks for the (B, H, T, T) scores (masked with -inf) or weights, whole.
+// The (batch, head) pairs are independent: they split over threads (parallel.hpp), each
+// computed as alone; only dropout's draws stay on this thread, in order.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, const Tensor& values,
                   int H, float divisor, double p, bool training, Generator& gen, DropoutRng rng,
                   AttentionScratch& s, MultiHeadAttention::Trace* trace = nullptr,
@@ -169,26 +171,29 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
   const bool keep_scores = trace && keep.scores, keep_weights = trace && keep.weights;
-  const bool drop = training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
+  const bool combined = !trace || keep.context, softmax = combined || keep_weights;
+  const bool drop = softmax && training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
+  const int workers = parallel_workers(BH);
   if (keep_scores)
     trace->attn_scores = Tensor({B, H, T, T});
   else
-    s.scores.resize(TT);
+    s.scores.resize(workers * TT);
   if (keep_weights)
     trace->attn_weights = Tensor({B, H, T, T});
-  else
-    s.weights.resize(whole ? BH * TT : TT);
-  s.full_rows.resize(whole ? BH * T : T);
+  else if (softmax)
+    s.weights.resize(whole ? BH * TT : workers * TT);
+  s.full_rows.resize(whole ? BH * T : workers * T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
   unsigned char* const full_rows = s.full_rows.data();
   const auto at = [&](std::size_t bh) {
     return (bh / H) * T * D + (bh % H) * hd;
   };  // head h of batch b
-  const auto attend = [&](std::size_t bh, float* w, unsigned char* full) {
-    float* scores = keep_scores ? trace->attn_scores.data.data() + bh * TT : s.scores.data();
+  const auto attend = [&](std::size_t bh, float* w, unsigned char* full, int worker) {
+    float* scores =
+        keep_scores ? trace->attn_scores.data.data() + bh * TT : s.scores.data() + worker * TT;
     kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
                      scores, T, kernels::Tri::LowerOut);
-    causal_softmax_forward(w, T, scores, T, T, divisor, full);
+    if (softmax) causal_softmax_forward(w, T, scores, T, T, divisor, full);
     if (!keep_scores && !keep_weights) return;
     for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
       if (keep_scores)
@@ -214,34 +219,42 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
         kernels::gemm(1, hd, T, w + std::size_t(i) * T, T, v, D, ctx + std::size_t(i) * D, D);
   };
   if (!whole) {
-    for (std::size_t bh = 0; bh < BH; ++bh) {
-      attend(bh, weights, full_rows);
-      combine(bh, weights, full_rows);
-    }
+    parallel_for(BH, workers, [&](std::size_t bh, int worker) {
+      float* w = weights + worker * TT;
+      unsigned char* full = full_rows + worker * T;
+      attend(bh, w, full, worker);
+      if (combined) combine(bh, w, full);
+    });
     return;
   }
-  for (std::size_t bh = 0; bh < BH; ++bh) attend(bh, weights + bh * TT, full_rows + bh * T);
+  parallel_for(BH, workers, [&](std::size_t bh, int worker) {
+    attend(bh, weights + bh * TT, full_rows + bh * T, worker);
+  });
   if (drop) {
     check_dropout(p);
     const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
     if (p != 1.0) {
       s.noise.shape = {int(BH), T, T};
       s.noise.data.resize(BH * TT);
-      bernoulli_(s.noise, 1.0 - p, gen, rng);
+      bernoulli_(s.noise, 1.0 - p, gen, rng);  // every draw, in order, on this thread
     }
     // The masked cells are +0 and stay +0 (+0 times a finite number); only a full row runs whole.
-    for (std::size_t row = 0; row < BH * T; ++row) {
-      const std::size_t n = full_rows[row] ? T : row % T + 1;
-      float* w = weights + row * T;
-      if (p == 1.0) {
-        for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
-      } else {
-        const float* noise = s.noise.data.data() + row * T;
-        for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+    parallel_for(BH, workers, [&](std::size_t bh, int) {
+      for (std::size_t row = bh * T; row < (bh + 1) * T; ++row) {
+        const std::size_t n = full_rows[row] ? T : row % T + 1;
+        float* w = weights + row * T;
+        if (p == 1.0) {
+          for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
+        } else {
+          const float* noise = s.noise.data.data() + row * T;
+          for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+        }
       }
-    }
+    });
   }
-  for (std::size_t bh = 0; bh < BH; ++bh) combine(bh, weights + bh * TT, full_rows + bh * T);
+  if (!combined) return;
+  parallel_for(BH, workers,
+               [&](std::size_t bh, int) { combine(bh, weights + bh * TT, full_rows + bh * T); });
 }
 
 }  // namespace
@@ -271,10 +284,20 @@ MultiHeadAttentionWrapper::MultiHeadAttentionWrapper(int d_in, int d_out, int co
 }
 
 Tensor MultiHeadAttentionWrapper::forward(const Tensor& x, Generator& gen) const {
-  std::vector<Tensor> outs;
-  for (const CausalAttention& head : heads) {
-    outs.push_back(head.forward(x, gen));
-    head.scratch.release();
+  // Heads that draw no dropout are independent: one per worker, each computed as alone. Heads
+  // that draw run in order (head h's draws follow head h - 1's), each splitting its own work.
+  const bool draws = std::any_of(heads.begin(), heads.end(), [](const CausalAttention& h) {
+    return h.training && h.dropout_p != 0.0;
+  });
+  std::vector<Tensor> outs(heads.size());
+  const auto head = [&](std::size_t h, int) {
+    outs[h] = heads[h].forward(x, gen);
+    heads[h].scratch.release();
+  };
+  if (draws) {
+    for (std::size_t h = 0; h < heads.size(); ++h) head(h, 0);
+  } else {
+    parallel_for(heads.size(), head);
   }
   const int H = static_cast<int>(heads.size()), d = outs.at(0).cols();
   const int rows = static_cast<int>(outs[0].numel() / d);  // B * T
@@ -298,7 +321,8 @@ int divisible(int d_out, int num_heads) {
   return d_out;
 }
 
-// (B, T, H * hd) -> (B, H, T, hd): view(b, T, H, hd).transpose(1, 2), made contiguous.
+}  // namespace
+
 Tensor split_heads(const Tensor& x, int H) {
   const int B = x.shape[0], T = x.shape[1], hd = x.shape[2] / H;
   Tensor y({B, H, T, hd});
@@ -311,8 +335,6 @@ Tensor split_heads(const Tensor& x, int H) {
   return y;
 }
 
-}  // namespace
-
 MultiHeadAttention::MultiHeadAttention(int d_in, int d_out, int context_length_, double dropout,
                                        int num_heads_, bool qkv_bias, Generator& gen)
     : W_query(d_in, divisible(d_out, num_heads_), qkv_bias, gen),  // the book asserts first
@@ -322,8 +344,7 @@ MultiHeadAttention::MultiHeadAttention(int d_in, int d_out, int context_length_,
       num_heads(num_heads_),
       head_dim(d_out / num_heads_),
       dropout_p(dropout),
-      context_length(context_length_),
-      mask(causal_mask(context_length_)) {}
+      context_length(context_length_) {}
 
 namespace {
 
@@ -352,15 +373,16 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
   check_input(x, context_length);
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   Trace t;
-  t.context_vec = Tensor(queries.shape);
-  causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
-               dropout_p, training, gen, rng, scratch, &t, keep);
+  if (keep.context) t.context_vec = Tensor(queries.shape);
+  if (keep.context || keep.scores || keep.weights)
+    causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
+                 dropout_p, training, gen, rng, scratch, &t, keep);
   if (keep.heads) {
     t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
     t.keys = split_heads(keys, num_heads);
     t.values = split_heads(values, num_heads);
   }
-  t.context_vecs = out_proj(t.context_vec);
+  if (keep.context) t.context_vecs = out_proj(t.context_vec);
   return t;
 }
 

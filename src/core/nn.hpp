@@ -49,8 +49,8 @@ struct SelfAttentionV2 {
   Tensor forward(const Tensor& x, bool scale = true) const;
 };
 
-// Buffers a module's forward reuses from call to call (scores, weights, dropout noise); a
-// copy of the module starts with empty ones.
+// Buffers a module's forward reuses from call to call (scores, weights, dropout noise; a (T, T)
+// of scores and weights per worker thread); a copy of the module starts with empty ones.
 struct AttentionScratch {
   std::vector<float> scores, weights;
   std::vector<unsigned char> full_rows;
@@ -71,8 +71,10 @@ struct AttentionScratch {
 struct CausalAttention {
   Linear W_query, W_key, W_value;
   double dropout_p;
+  // PyTorch's module also holds a (context_length, context_length) mask buffer,
+  // triu(ones, diagonal=1); the causal path never reads it (it skips the masked triangle), so
+  // none is allocated: causal_mask(context_length) makes it.
   int context_length;
-  Tensor mask;  // (context_length, context_length) buffer: triu(ones, diagonal=1)
   bool training = true;
   bool scale = true;
   DropoutRng rng = DropoutRng::Default;
@@ -98,12 +100,16 @@ struct MultiHeadAttentionWrapper {
   Tensor forward(const Tensor& x, Generator& gen) const;
 };
 
+// (B, T, H * hd) -> (B, H, T, hd): view(b, T, H, hd).transpose(1, 2), made contiguous.
+Tensor split_heads(const Tensor& x, int H);
+
 // Which intermediates MultiHeadAttention::trace keeps: a page asking for the weights of a
 // GPT-2-size module need not hold its (B, H, T, T) scores too (100 MB at B = 2, H = 12, T = 1024).
 struct TraceKeep {
   bool heads = true;    // queries, keys, values split into heads
   bool scores = true;   // attn_scores
   bool weights = true;  // attn_weights
+  bool context = true;  // context_vec and context_vecs (else only what is kept above is computed)
 };
 
 // MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of §3.6.2.
@@ -111,8 +117,7 @@ struct MultiHeadAttention {
   Linear W_query, W_key, W_value, out_proj;  // out_proj: nn.Linear(d_out, d_out), with bias
   int num_heads, head_dim;
   double dropout_p;
-  int context_length;
-  Tensor mask;  // (context_length, context_length): triu(ones, diagonal=1)
+  int context_length;  // no mask buffer: see CausalAttention
   bool training = true;
   bool scale = true;
   DropoutRng rng = DropoutRng::Default;

@@ -8,6 +8,7 @@
 #include "attention.hpp"
 #include "avx2_math.hpp"
 #include "nn.hpp"
+#include "parallel.hpp"
 #include "reduce.hpp"
 #include "stage_code.hpp"
 #include "stages.hpp"
@@ -16,49 +17,93 @@
 namespace ca {
 namespace {
 
-// Appends stages; the references it returns stay valid (capacity is reserved up front).
-class Builder {
+// The index of a stage in the table. Calls come mostly in table order, so the search starts
+// after the last one found (find_stage's scan from the top, a strlen per entry, was 9% of a
+// WASM walkthrough).
+class Index {
  public:
-  Builder(Walkthrough& w, const Config& c, const std::vector<std::string>& wanted)
-      : w_(w), code_(c), wanted_(wanted) {
-    w_.stages.reserve(stage_table().size());
-  }
-  const Tensor& add(const char* id, Tensor t) {
-    const StageInfo* info = info_of(id);
-    if (info == nullptr) throw std::logic_error(std::string("stage missing from the table: ") + id);
-    w_.stages.push_back(Stage{info, code_.expand(info->code), std::move(t)});
-    return w_.stages.back().tensor;
-  }
-  // Whether the stage is asked for (every stage is, when none is named).
-  bool wants(std::string_view id) const {
-    return wanted_.empty() || std::find(wanted_.begin(), wanted_.end(), id) != wanted_.end();
-  }
-  // A module's three projections, then their biases: ids {W_query, W_key, W_value, b_query,
-  // b_key, b_value}, each with the module's prefix.
-  void weights(const char* const (&ids)[6], const Linear* const (&linears)[3]) {
-    for (int i = 0; i < 3; ++i) add(ids[i], linears[i]->weight);
-    for (int i = 0; linears[0]->bias && i < 3; ++i) add(ids[3 + i], *linears[i]->bias);
-  }
-
- private:
-  // The table's entry: stages come in the table's order, so the search starts after the last
-  // one found (find_stage's scan from the top, a strlen per entry, was 9% of a WASM walkthrough).
-  const StageInfo* info_of(std::string_view id) {
+  std::size_t operator()(std::string_view id) {
     const std::vector<StageInfo>& table = stage_table();
     for (std::size_t k = 0; k < table.size(); ++k) {
       const std::size_t i = (next_ + k) % table.size();
       if (id == table[i].id) {
         next_ = i + 1;
-        return &table[i];
+        return i;
       }
     }
-    return nullptr;
+    throw std::logic_error("stage missing from the table: " + std::string(id));
   }
 
+ private:
+  std::size_t next_ = 0;
+};
+
+// What a run computes: the stages asked for (every stage when none is named) and, transitively,
+// the stages they read, as the table's operands say (always earlier in the table, so one pass
+// from the end finds them all).
+class Plan {
+ public:
+  explicit Plan(const std::vector<std::string>& wanted)
+      : keep_(stage_table().size(), wanted.empty()), need_(keep_) {
+    const std::vector<StageInfo>& table = stage_table();
+    for (const std::string& id : wanted) keep_[index_(id)] = need_[index_(id)] = true;
+    for (std::size_t i = table.size(); i-- > 0;) {
+      if (!need_[i]) continue;
+      for (const Operand& o : operands(table[i])) need_[index_(o.id)] = true;
+    }
+  }
+  bool keeps(std::string_view id) const { return keep_[index_(id)]; }
+  bool needs(std::string_view id) const { return need_[index_(id)]; }
+  // Whether any stage of the part is needed.
+  bool any(Part part) const {
+    const std::vector<StageInfo>& table = stage_table();
+    for (std::size_t i = 0; i < table.size(); ++i)
+      if (need_[i] && table[i].part == part) return true;
+    return false;
+  }
+
+ private:
+  std::vector<bool> keep_, need_;
+  mutable Index index_;
+};
+
+// Appends the stages a run computes; the references it returns stay valid (capacity is
+// reserved up front).
+class Builder {
+ public:
+  Builder(Walkthrough& w, const Config& c, const Plan& plan) : w_(w), code_(c), plan_(plan) {
+    w_.stages.reserve(stage_table().size());
+  }
+  const Tensor& add(const char* id, Tensor t) {
+    const StageInfo* info = &stage_table()[index_(id)];
+    w_.stages.push_back(Stage{info, code_.expand(info->code), std::move(t)});
+    return w_.stages.back().tensor;
+  }
+  // A stage added before.
+  const Tensor& get(std::string_view id) const {
+    for (auto s = w_.stages.rbegin(); s != w_.stages.rend(); ++s)
+      if (s->id() == id) return s->tensor;
+    throw std::logic_error("stage not computed: " + std::string(id));
+  }
+  bool needs(std::string_view id) const { return plan_.needs(id); }
+  bool keeps(std::string_view id) const { return plan_.keeps(id); }
+  bool needs_any(std::initializer_list<std::string_view> ids) const {
+    return std::any_of(ids.begin(), ids.end(), [this](std::string_view id) { return needs(id); });
+  }
+  // A module's three projections, then their biases, those needed: ids {W_query, W_key,
+  // W_value, b_query, b_key, b_value}, each with the module's prefix.
+  void weights(const char* const (&ids)[6], const Linear* const (&linears)[3]) {
+    for (int i = 0; i < 3; ++i)
+      if (needs(ids[i])) add(ids[i], linears[i]->weight);
+    for (int i = 0; linears[0]->bias && i < 3; ++i)
+      if (needs(ids[3 + i])) add(ids[3 + i], *linears[i]->bias);
+  }
+
+ private:
   Walkthrough& w_;
   StageCode code_;
-  const std::vector<std::string>& wanted_;
-  std::size_t next_ = 0;
+  const Plan& plan_;
+  Index index_;
 };
 
 }  // namespace
@@ -104,41 +149,57 @@ Tensor stack_twice(const Tensor& x) {
   return y;
 }
 
+// The parts below compute the stages the plan needs, each after the stages it reads: a stage's
+// block runs only when it is needed, and then its operands were computed before it.
+
 // §3.3: attention without trainable weights, the inputs attending to themselves.
 void simple_part(Builder& out, const Tensor& inputs, int q) {
   const int T = inputs.rows(), d_in = inputs.cols();
-  const Tensor query = row_of(inputs, q);
-  Tensor scores_q({T});  // one torch.dot per token, in order
-  for (int i = 0; i < T; ++i) {
-    float dot = 0.0f;
-    for (int k = 0; k < d_in; ++k) dot += inputs.at(i, k) * query.data[k];
-    scores_q.data[i] = dot;
+  if (out.needs("simple.attn_scores_q")) {
+    const Tensor query = row_of(inputs, q);
+    Tensor scores_q({T});  // one torch.dot per token, in order
+    for (int i = 0; i < T; ++i) {
+      float dot = 0.0f;
+      for (int k = 0; k < d_in; ++k) dot += inputs.at(i, k) * query.data[k];
+      scores_q.data[i] = dot;
+    }
+    const Tensor& attn_scores_q = out.add("simple.attn_scores_q", std::move(scores_q));
+    if (out.needs("simple.attn_weights_q_tmp")) {
+      Tensor tmp = attn_scores_q;
+      const float total = torch_sum(attn_scores_q);
+      for (float& v : tmp.data) v /= total;
+      out.add("simple.attn_weights_q_tmp", std::move(tmp));
+    }
+    if (out.needs("simple.attn_weights_q_naive")) {
+      Tensor naive = attn_scores_q;  // exp / sum(exp), no max subtracted, as the book writes it
+      for (float& v : naive.data) v = avx2::exp(v);  // torch.exp: SLEEF's, as softmax's
+      const float exp_total = torch_sum(naive);
+      for (float& v : naive.data) v /= exp_total;
+      out.add("simple.attn_weights_q_naive", std::move(naive));
+    }
+    if (out.needs("simple.attn_weights_q")) {
+      Tensor weights_q({1, T});
+      softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), 1.0f);
+      weights_q.shape = {T};
+      const Tensor& attn_weights_q = out.add("simple.attn_weights_q", std::move(weights_q));
+      if (out.needs("simple.context_vec_q")) {
+        Tensor context_q({d_in});  // context_vec_q += attn_weights_q[i] * x_i, token by token
+        for (int i = 0; i < T; ++i)
+          for (int k = 0; k < d_in; ++k)
+            context_q.data[k] += attn_weights_q.data[i] * inputs.at(i, k);
+        out.add("simple.context_vec_q", std::move(context_q));
+      }
+    }
   }
-  const Tensor& attn_scores_q = out.add("simple.attn_scores_q", std::move(scores_q));
-  Tensor tmp = attn_scores_q;
-  const float total = torch_sum(attn_scores_q);
-  for (float& v : tmp.data) v /= total;
-  out.add("simple.attn_weights_q_tmp", std::move(tmp));
-  Tensor naive = attn_scores_q;  // exp / sum(exp), no max subtracted, as the book writes it
-  for (float& v : naive.data) v = avx2::exp(v);  // torch.exp: SLEEF's, as softmax's
-  const float exp_total = torch_sum(naive);
-  for (float& v : naive.data) v /= exp_total;
-  out.add("simple.attn_weights_q_naive", std::move(naive));
-  Tensor weights_q({1, T});
-  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(), 1.0f);
-  weights_q.shape = {T};
-  const Tensor& attn_weights_q = out.add("simple.attn_weights_q", std::move(weights_q));
-  Tensor context_q({d_in});  // context_vec_q += attn_weights_q[i] * x_i, token by token
-  for (int i = 0; i < T; ++i)
-    for (int k = 0; k < d_in; ++k) context_q.data[k] += attn_weights_q.data[i] * inputs.at(i, k);
-  out.add("simple.context_vec_q", std::move(context_q));
-
+  if (!out.needs("simple.attn_scores")) return;
   Tensor scores({T, T});
   scores_forward(scores.matrix(), inputs.matrix(), inputs.matrix());  // inputs @ inputs.T
   const Tensor& attn_scores = out.add("simple.attn_scores", std::move(scores));
+  if (!out.needs("simple.attn_weights")) return;
   Tensor weights({T, T});
   softmax_forward(weights.matrix(), attn_scores.matrix(), 1.0f);
   const Tensor& attn_weights = out.add("simple.attn_weights", std::move(weights));
+  if (!out.needs("simple.all_context_vecs")) return;
   Tensor context({T, d_in});
   context_forward(context.matrix(), attn_weights.matrix(), inputs.matrix());
   out.add("simple.all_context_vecs", std::move(context));
@@ -147,97 +208,140 @@ void simple_part(Builder& out, const Tensor& inputs, int q) {
 // §3.4.1 and §3.4.2: torch.rand weights used as x @ W, then SelfAttention_v1, then exercise 3.1.
 void v1_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
   const int T = inputs.rows(), d_in = inputs.cols(), d_out = c.d_out, q = c.query_token;
-  gen.manual_seed(c.seed_v1);
-  const SelfAttentionV1 w(d_in, d_out, gen);  // the three Parameters, query first
-  out.add("v1.W_query", w.W_query);
-  out.add("v1.W_key", w.W_key);
-  out.add("v1.W_value", w.W_value);
-  const Tensor& query_q = out.add("v1.query_q", matmul(row_of(inputs, q), w.W_query));
-  const Tensor& keys = out.add("v1.keys", matmul(inputs, w.W_key));
-  const Tensor& values = out.add("v1.values", matmul(inputs, w.W_value));
-  float dot = 0.0f;
-  for (int k = 0; k < d_out; ++k) dot += query_q.data[k] * keys.at(q, k);
-  out.add("v1.attn_score_qq", Tensor(std::vector<int>{}, std::vector<float>{dot}));
-  Tensor scores_q({1, T});
-  scores_forward(scores_q.matrix(), as_row(query_q).matrix(), keys.matrix());
-  scores_q.shape = {T};
-  const Tensor& attn_scores_q = out.add("v1.attn_scores_q", std::move(scores_q));
-  Tensor weights_q({1, T});
-  softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(),
-                  score_divisor(d_out, c.scale));
-  weights_q.shape = {T};
-  const Tensor& attn_weights_q = out.add("v1.attn_weights_q", std::move(weights_q));
-  Tensor context_q({1, d_out});
-  context_forward(context_q.matrix(), as_row(attn_weights_q).matrix(), values.matrix());
-  context_q.shape = {d_out};
-  out.add("v1.context_vec_q", std::move(context_q));
-
-  gen.manual_seed(c.seed_v1);
-  const SelfAttentionV1 sa_v1(d_in, d_out, gen);
-  out.add("v1.context_vecs", sa_v1.forward(inputs, c.scale));
-  gen.manual_seed(c.seed_weights);
-  const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
-  const auto transposed = [](const Linear& l) {
-    Tensor t({l.weight.shape[1], l.weight.shape[0]});
-    t.matrix() = l.weight.matrix().transpose();
-    return t;
-  };
-  const SelfAttentionV1 from_v2(transposed(sa_v2.W_query), transposed(sa_v2.W_key),
-                                transposed(sa_v2.W_value));
-  out.add("v1_from_v2.context_vecs", from_v2.forward(inputs, c.scale));
+  if (out.needs("v1.W_query") || out.needs("v1.W_key") || out.needs("v1.W_value")) {
+    gen.manual_seed(c.seed_v1);
+    const SelfAttentionV1 w(d_in, d_out, gen);  // the three Parameters, query first
+    if (out.needs("v1.W_query")) out.add("v1.W_query", w.W_query);
+    if (out.needs("v1.W_key")) out.add("v1.W_key", w.W_key);
+    if (out.needs("v1.W_value")) out.add("v1.W_value", w.W_value);
+    const Tensor* query_q = nullptr;
+    if (out.needs("v1.query_q"))
+      query_q = &out.add("v1.query_q", matmul(row_of(inputs, q), w.W_query));
+    const Tensor* keys =
+        out.needs("v1.keys") ? &out.add("v1.keys", matmul(inputs, w.W_key)) : nullptr;
+    const Tensor* values =
+        out.needs("v1.values") ? &out.add("v1.values", matmul(inputs, w.W_value)) : nullptr;
+    if (out.needs("v1.attn_score_qq")) {
+      float dot = 0.0f;
+      for (int k = 0; k < d_out; ++k) dot += query_q->data[k] * keys->at(q, k);
+      out.add("v1.attn_score_qq", Tensor(std::vector<int>{}, std::vector<float>{dot}));
+    }
+    if (out.needs("v1.attn_scores_q")) {
+      Tensor scores_q({1, T});
+      scores_forward(scores_q.matrix(), as_row(*query_q).matrix(), keys->matrix());
+      scores_q.shape = {T};
+      const Tensor& attn_scores_q = out.add("v1.attn_scores_q", std::move(scores_q));
+      if (out.needs("v1.attn_weights_q")) {
+        Tensor weights_q({1, T});
+        softmax_forward(weights_q.matrix(), as_row(attn_scores_q).matrix(),
+                        score_divisor(d_out, c.scale));
+        weights_q.shape = {T};
+        const Tensor& attn_weights_q = out.add("v1.attn_weights_q", std::move(weights_q));
+        if (out.needs("v1.context_vec_q")) {
+          Tensor context_q({1, d_out});
+          context_forward(context_q.matrix(), as_row(attn_weights_q).matrix(), values->matrix());
+          context_q.shape = {d_out};
+          out.add("v1.context_vec_q", std::move(context_q));
+        }
+      }
+    }
+  }
+  if (out.needs("v1.context_vecs")) {
+    gen.manual_seed(c.seed_v1);
+    const SelfAttentionV1 sa_v1(d_in, d_out, gen);
+    out.add("v1.context_vecs", sa_v1.forward(inputs, c.scale));
+  }
+  if (out.needs("v1_from_v2.context_vecs")) {
+    gen.manual_seed(c.seed_weights);
+    const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
+    const auto transposed = [](const Linear& l) {
+      Tensor t({l.weight.shape[1], l.weight.shape[0]});
+      t.matrix() = l.weight.matrix().transpose();
+      return t;
+    };
+    const SelfAttentionV1 from_v2(transposed(sa_v2.W_query), transposed(sa_v2.W_key),
+                                  transposed(sa_v2.W_value));
+    out.add("v1_from_v2.context_vecs", from_v2.forward(inputs, c.scale));
+  }
 }
 
 // §3.5, the program of today: SelfAttention_v2, the two masks, dropout, CausalAttention.
 void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
   const int T = inputs.rows(), d_in = inputs.cols(), d_out = c.d_out;
   const float divisor = score_divisor(d_out, c.scale);
-  gen.manual_seed(c.seed_weights);
-  const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
-  out.weights({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"},
-              {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
-  const Tensor& queries = out.add("queries", sa_v2.W_query(inputs));
-  const Tensor& keys = out.add("keys", sa_v2.W_key(inputs));
-  const Tensor& values = out.add("values", sa_v2.W_value(inputs));
+  if (out.needs_any({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"})) {
+    gen.manual_seed(c.seed_weights);
+    const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
+    out.weights({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"},
+                {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
+    if (out.needs("queries")) out.add("queries", sa_v2.W_query(inputs));
+    if (out.needs("keys")) out.add("keys", sa_v2.W_key(inputs));
+    if (out.needs("values")) out.add("values", sa_v2.W_value(inputs));
+  }
 
-  Tensor scores({T, T});  // pass 2
-  scores_forward(scores.matrix(), queries.matrix(), keys.matrix());
-  const Tensor& attn_scores = out.add("attn_scores", std::move(scores));
-  Tensor weights({T, T});  // pass 4, nothing masked
-  softmax_forward(weights.matrix(), attn_scores.matrix(), divisor);
-  const Tensor& attn_weights = out.add("attn_weights", std::move(weights));
-  Tensor context({T, d_out});  // pass 5
-  context_forward(context.matrix(), attn_weights.matrix(), values.matrix());
-  out.add("context_vec", std::move(context));
+  if (out.needs("attn_scores")) {  // pass 2
+    Tensor scores({T, T});
+    scores_forward(scores.matrix(), out.get("queries").matrix(), out.get("keys").matrix());
+    out.add("attn_scores", std::move(scores));
+  }
+  if (out.needs("attn_weights")) {  // pass 4, nothing masked
+    Tensor weights({T, T});
+    softmax_forward(weights.matrix(), out.get("attn_scores").matrix(), divisor);
+    out.add("attn_weights", std::move(weights));
+  }
+  if (out.needs("context_vec")) {  // pass 5
+    Tensor context({T, d_out});
+    context_forward(context.matrix(), out.get("attn_weights").matrix(), out.get("values").matrix());
+    out.add("context_vec", std::move(context));
+  }
 
   // The simple mask: zero the weights above the diagonal, then renormalise each row.
-  const Tensor& mask_simple = out.add("mask_simple", lower_triangle(T));
-  Tensor product({T, T});
-  multiply(product.matrix(), attn_weights.matrix(), mask_simple.matrix());
-  const Tensor& masked_simple = out.add("masked_simple", std::move(product));
-  Tensor sums({T, 1});
-  row_sums(sums.matrix(), masked_simple.matrix());
-  const Tensor& row_sum = out.add("row_sums", std::move(sums));
-  Tensor norm({T, T});
-  divide_rows(norm.matrix(), masked_simple.matrix(), row_sum.matrix());
-  out.add("masked_simple_norm", std::move(norm));
+  if (out.needs("mask_simple")) out.add("mask_simple", lower_triangle(T));
+  if (out.needs("masked_simple")) {
+    Tensor product({T, T});
+    multiply(product.matrix(), out.get("attn_weights").matrix(), out.get("mask_simple").matrix());
+    out.add("masked_simple", std::move(product));
+  }
+  if (out.needs("row_sums")) {
+    Tensor sums({T, 1});
+    row_sums(sums.matrix(), out.get("masked_simple").matrix());
+    out.add("row_sums", std::move(sums));
+  }
+  if (out.needs("masked_simple_norm")) {
+    Tensor norm({T, T});
+    divide_rows(norm.matrix(), out.get("masked_simple").matrix(), out.get("row_sums").matrix());
+    out.add("masked_simple_norm", std::move(norm));
+  }
 
   // The efficient mask: -inf above the diagonal before the softmax (pass 3, then 4).
-  const Tensor& mask = out.add("mask", causal_mask(T));
-  Tensor filled = attn_scores;
-  masked_fill(filled.matrix(), mask.matrix());
-  const Tensor& masked = out.add("masked", std::move(filled));
-  Tensor causal({T, T});
-  softmax_forward(causal.matrix(), masked.matrix(), divisor);
-  const Tensor& attn_weights_causal = out.add("attn_weights_causal", std::move(causal));
+  if (out.needs("mask")) out.add("mask", causal_mask(T));
+  if (out.needs("masked")) {
+    Tensor filled = out.get("attn_scores");
+    masked_fill(filled.matrix(), out.get("mask").matrix());
+    out.add("masked", std::move(filled));
+  }
+  if (out.needs("attn_weights_causal")) {
+    Tensor causal({T, T});
+    softmax_forward(causal.matrix(), out.get("masked").matrix(), divisor);
+    out.add("attn_weights_causal", std::move(causal));
+  }
 
   // Dropout, re-seeded before each use as in the book.
-  gen.manual_seed(c.seed_dropout);
-  out.add("dropout_example", dropout(Tensor({T, T}, 1.0f), c.dropout, c.train, gen, c.rng));
-  gen.manual_seed(c.seed_dropout);
-  out.add("attn_weights_dropped", dropout(attn_weights_causal, c.dropout, c.train, gen, c.rng));
+  if (out.needs("dropout_example")) {
+    gen.manual_seed(c.seed_dropout);
+    out.add("dropout_example", dropout(Tensor({T, T}, 1.0f), c.dropout, c.train, gen, c.rng));
+  }
+  if (out.needs("attn_weights_dropped")) {
+    gen.manual_seed(c.seed_dropout);
+    out.add("attn_weights_dropped",
+            dropout(out.get("attn_weights_causal"), c.dropout, c.train, gen, c.rng));
+  }
 
   // The compact class on a batch of two.
-  const Tensor& batch = out.add("batch", stack_twice(inputs));
+  if (out.needs("batch")) out.add("batch", stack_twice(inputs));
+  if (!out.needs_any(
+          {"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"}))
+    return;
   gen.manual_seed(c.seed_class);
   CausalAttention ca(d_in, d_out, c.context_length, c.class_dropout, c.qkv_bias, gen);
   ca.training = c.train;
@@ -245,7 +349,7 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   ca.rng = c.rng;
   out.weights({"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"},
               {&ca.W_query, &ca.W_key, &ca.W_value});
-  out.add("context_vecs", ca.forward(batch, gen));
+  if (out.needs("context_vecs")) out.add("context_vecs", ca.forward(out.get("batch"), gen));
 }
 
 // §3.6.1: H CausalAttention heads, their outputs concatenated.
@@ -263,7 +367,9 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
                                          {"mhaw.b_query", "mhaw.b_key", "mhaw.b_value"}};
   for (int bias = 0; bias < (c.qkv_bias ? 2 : 1); ++bias) {
     for (int k = 0; k < 3; ++k) {
+      if (!out.needs(kIds[bias][k])) continue;
       std::vector<float> data;  // torch.stack over the heads
+      data.reserve(static_cast<std::size_t>(H) * d_out * (bias ? 1 : d_in));
       std::vector<int> shape = {H};
       for (const CausalAttention& head : mhaw.heads) {
         const Linear* l[] = {&head.W_query, &head.W_key, &head.W_value};
@@ -274,93 +380,152 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
       out.add(kIds[bias][k], Tensor(shape, std::move(data)));
     }
   }
-  out.add("mhaw.context_vecs", mhaw.forward(stack_twice(inputs), gen));
+  if (out.needs("mhaw.context_vecs"))
+    out.add("mhaw.context_vecs", mhaw.forward(out.get("batch"), gen));
 }
 
 // §3.6.2: one module; queries, keys and values split into heads by view + transpose.
-void mha_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen) {
+void mha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
   gen.manual_seed(c.seed_class);
-  MultiHeadAttention mha(inputs.cols(), c.d_out, c.context_length, c.class_dropout, c.num_heads,
-                         c.qkv_bias, gen);
+  MultiHeadAttention mha(d_in, c.d_out, c.context_length, c.class_dropout, c.num_heads, c.qkv_bias,
+                         gen);
   mha.training = c.train;
   mha.scale = c.scale;
   mha.rng = c.rng;
   out.weights(
       {"mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value"},
       {&mha.W_query, &mha.W_key, &mha.W_value});
-  out.add("mha.out_proj.weight", mha.out_proj.weight);
-  out.add("mha.out_proj.bias", *mha.out_proj.bias);
-  // Only the intermediates asked for: at GPT-2's size the scores and weights are 100 MB each.
-  TraceKeep keep;
-  keep.heads = out.wants("mha.queries") || out.wants("mha.keys") || out.wants("mha.values");
-  keep.scores = out.wants("mha.attn_scores");
-  keep.weights = out.wants("mha.attn_weights");
-  MultiHeadAttention::Trace t = mha.trace(stack_twice(inputs), gen, keep);
-  if (keep.heads) {
-    out.add("mha.queries", std::move(t.queries));
-    out.add("mha.keys", std::move(t.keys));
-    out.add("mha.values", std::move(t.values));
+  if (out.needs("mha.out_proj.weight")) out.add("mha.out_proj.weight", mha.out_proj.weight);
+  if (out.needs("mha.out_proj.bias")) out.add("mha.out_proj.bias", *mha.out_proj.bias);
+  static const char* const kHeads[] = {"mha.queries", "mha.keys", "mha.values"};
+  if (!out.needs("mha.attn_scores")) {  // heads split, read by nothing else asked for
+    const Linear* linears[] = {&mha.W_query, &mha.W_key, &mha.W_value};
+    for (int k = 0; k < 3; ++k)
+      if (out.needs(kHeads[k]))
+        out.add(kHeads[k], split_heads((*linears[k])(out.get("batch")), c.num_heads));
+    return;
   }
+  // The rest is one fused pass (MultiHeadAttention::trace): it holds the intermediates asked
+  // for only; at GPT-2's size the scores and weights are 100 MB each.
+  TraceKeep keep;
+  keep.heads = out.keeps("mha.queries") || out.keeps("mha.keys") || out.keeps("mha.values");
+  keep.scores = out.keeps("mha.attn_scores");
+  keep.weights = out.keeps("mha.attn_weights");
+  keep.context = out.needs("mha.context_vec");
+  MultiHeadAttention::Trace t = mha.trace(out.get("batch"), gen, keep);
+  Tensor* heads[] = {&t.queries, &t.keys, &t.values};
+  for (int k = 0; k < 3; ++k)
+    if (out.keeps(kHeads[k])) out.add(kHeads[k], std::move(*heads[k]));
   if (keep.scores) out.add("mha.attn_scores", std::move(t.attn_scores));
   if (keep.weights) out.add("mha.attn_weights", std::move(t.attn_weights));
-  out.add("mha.context_vec", std::move(t.context_vec));
-  out.add("mha.context_vecs", std::move(t.context_vecs));
+  if (keep.context) out.add("mha.context_vec", std::move(t.context_vec));
+  if (out.needs("mha.context_vecs")) out.add("mha.context_vecs", std::move(t.context_vecs));
 }
 
-// Which parts run for the wanted stages (every part when none is named).
-struct Parts {
-  bool on[kParts];
-  explicit Parts(const std::vector<std::string>& wanted) {
-    std::fill(std::begin(on), std::end(on), wanted.empty());
-    for (const std::string& id : wanted) on[static_cast<int>(part_of(id))] = true;
-  }
-  bool operator[](Part p) const { return on[static_cast<int>(p)]; }
-};
+// The mha intermediates MultiHeadAttention::trace computes inside its fused pass: held only
+// when kept (a kept split head holds all three).
+bool fused(std::string_view id) {
+  return id == "mha.queries" || id == "mha.keys" || id == "mha.values" || id == "mha.attn_scores" ||
+         id == "mha.attn_weights";
+}
 
-bool wanted_or_all(const std::vector<std::string>& wanted, std::string_view id) {
-  return wanted.empty() || std::find(wanted.begin(), wanted.end(), id) != wanted.end();
+// stage_shape for a resolved configuration.
+std::vector<int> shape_of(const Config& c, const StageInfo& s) {
+  const std::string_view id = s.id;
+  const int T = c.num_tokens(), H = c.num_heads;
+  const auto size = [&](std::string_view axis) {  // the table's axes (stages.hpp)
+    if (axis == "tok") return T;
+    if (axis == "in") return c.d_in();
+    if (axis == "out") return c.d_out;
+    if (axis == "hd") return c.d_out / H;
+    if (axis == "hout") return H * c.d_out;
+    if (axis == "head") return H;
+    return 1;  // "sum", "bias", "": one row or column
+  };
+  std::vector<int> shape;  // leading dimensions: the batch of two, heads
+  if (id == "batch" || id == "context_vecs" || id == "mhaw.context_vecs" ||
+      id == "mha.context_vec" || id == "mha.context_vecs" || fused(id))
+    shape.push_back(2);
+  if (fused(id) || id == "mhaw.W_query" || id == "mhaw.W_key" || id == "mhaw.W_value")
+    shape.push_back(H);
+  if (*s.rows != '\0' && std::string_view(s.rows) != "bias") shape.push_back(size(s.rows));
+  if (*s.cols != '\0') shape.push_back(size(s.cols));
+  return shape;
 }
 
 }  // namespace
 
-// Floats: each part's tensors stay to the end (the final filter runs last), its buffers only
-// while it runs, so the peak is every part's kept tensors plus the largest part's buffers.
-// Shapes as the parts above make them: B = 2 (the batch), C = context_length.
+std::vector<int> stage_shape(const Config& config, std::string_view id) {
+  const StageInfo* info = find_stage(id);
+  if (info == nullptr) throw std::invalid_argument("unknown stage \"" + std::string(id) + "\"");
+  return shape_of(resolve(config), *info);
+}
+
+// Floats: every stage a run computes stays to the end (the final filter runs last), a step's
+// buffers only while it runs, so the peak is the stages computed plus the largest step's
+// buffers. Shapes as the parts above make them: B = 2 (the batch), heads split over
+// parallel_workers, each worker with its own (T, T) scores and weights.
 std::size_t run_bytes(const Config& config, const std::vector<std::string>& wanted) {
   const Config c = resolve(config);
-  const Parts parts(wanted);
-  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, B = 2,
-               C = c.context_length, TT = T * T, Dd = D * d, Td = T * d;
-  const bool class_drop = c.train && c.class_dropout != 0.0;
-  // One CausalAttention forward: its mask buffer, queries, keys, values, scores and weights
-  // (the whole batch's when dropout draws, with the noise).
-  const double causal = C * C + 3 * B * Td + TT + (class_drop ? 2 * B * TT : TT);
-  double kept = 5 * T * D, buffers = 0;  // the inputs, and their PyTorch line (~16 bytes a number)
-  const auto part = [&](Part p, double k, double b) {
-    if (!parts[p]) return;
-    kept += k;
-    buffers = std::max(buffers, b);
+  const Plan plan(wanted);
+  const bool mha_ok = mha_error(c).empty();
+  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, B = 2, TT = T * T,
+               Dd = D * d, Td = T * d;
+  double kept = 5 * T * D, buffers = 0;  // the inputs' PyTorch line: ~16 bytes a number
+  for (const StageInfo& s : stage_table()) {
+    if (!(fused(s.id) ? plan.keeps(s.id) : plan.needs(s.id))) continue;
+    if ((s.bias && !c.qkv_bias) || (s.part == Part::Mha && !mha_ok)) continue;
+    kept += static_cast<double>(Tensor::numel_of(shape_of(c, s)));
+  }
+  const auto step = [&](bool runs, double floats) {
+    if (runs) buffers = std::max(buffers, floats);
   };
-  part(Part::Simple, 2 * TT + T * D + 4 * T + D, 0);
-  part(Part::V1, 3 * Dd + 4 * Td + 2 * T + 2 * d, 9 * Dd + 4 * Td + 2 * TT);
-  part(Part::Sa, 11 * TT + 6 * Dd + 6 * Td + 2 * T * D + 6 * d + T, causal + 2 * TT);
-  // Every head keeps its mask buffer, and its output until torch.cat.
-  part(Part::Wrapper, H * (3 * Dd + 3 * d) + B * T * H * d,
-       H * C * C + B * T * H * d + causal + B * T * D);
-  if (parts[Part::Mha] && mha_error(c).empty()) {
-    const bool scores = wanted_or_all(wanted, "mha.attn_scores"),
-               weights = wanted_or_all(wanted, "mha.attn_weights"),
-               heads = wanted_or_all(wanted, "mha.queries") || wanted_or_all(wanted, "mha.keys") ||
-                       wanted_or_all(wanted, "mha.values");
-    const double BHTT = B * H * TT;
-    part(Part::Mha,
-         3 * Dd + d * d + 5 * d + (heads ? 3 * B * Td : 0) + (scores ? BHTT : 0) +
-             (weights ? BHTT : 0) + 2 * B * Td,
-         C * C + 3 * B * Td + B * T * D + (scores ? 0 : TT) +
-             (weights      ? 0
-              : class_drop ? BHTT
-                           : TT) +
-             (class_drop ? BHTT : 0));
+  // A causal forward over `heads` (batch, head) pairs on `workers` threads: the projections,
+  // and per worker a (T, T) of scores and of weights, or the whole batch's weights and noise
+  // when dropout draws.
+  const bool class_drop = c.train && c.class_dropout != 0.0;
+  const auto causal = [&](double heads, double workers, bool keep_scores, bool keep_weights,
+                          bool softmax) {
+    const bool drop = softmax && class_drop, whole = drop || keep_weights;
+    return 3 * B * Td + (keep_scores ? 0 : workers * TT) +
+           (keep_weights || !softmax ? 0
+            : whole                  ? heads * TT
+                                     : workers * TT) +
+           (drop ? heads * TT : 0);
+  };
+  const auto workers = [](double n) { return parallel_workers(static_cast<std::size_t>(n)); };
+  step(plan.any(Part::Simple), 2 * T);
+  step(plan.any(Part::V1), plan.needs("v1.context_vecs") || plan.needs("v1_from_v2.context_vecs")
+                               ? 8 * Dd + 3 * d + 4 * Td + 2 * TT
+                               : 4 * Dd + T);
+  step(plan.any(Part::Sa), 3 * Dd + 3 * d);
+  step(plan.needs("dropout_example") || plan.needs("attn_weights_dropped"), 2 * TT);
+  const bool ca = plan.needs("ca.W_query") || plan.needs("ca.W_key") || plan.needs("ca.W_value") ||
+                  plan.needs("ca.b_query") || plan.needs("ca.b_key") || plan.needs("ca.b_value");
+  step(ca, 3 * Dd + 3 * d +
+               (plan.needs("context_vecs") ? causal(B, workers(B), false, false, true) : 0));
+  if (plan.any(Part::Wrapper)) {
+    // Heads without draws run side by side, one per worker, each on one thread.
+    const double side = class_drop ? 1 : workers(H);
+    step(true,
+         H * (3 * Dd + 3 * d) +
+             (plan.needs("mhaw.context_vecs")
+                  ? H * B * Td + side * causal(B, side > 1 ? 1 : workers(B), false, false, true)
+                  : 0));
+  }
+  if (plan.any(Part::Mha) && mha_ok) {
+    double trace = 0;
+    if (plan.needs("mha.attn_scores")) {
+      const bool heads =
+          plan.keeps("mha.queries") || plan.keeps("mha.keys") || plan.keeps("mha.values");
+      trace = causal(B * H, workers(B * H), plan.keeps("mha.attn_scores"),
+                     plan.keeps("mha.attn_weights"),
+                     plan.needs("mha.context_vec") || plan.keeps("mha.attn_weights")) +
+              (heads ? 3 * B * Td : 0) + (plan.needs("mha.context_vec") ? 2 * B * Td : 0);
+    } else if (plan.needs("mha.queries") || plan.needs("mha.keys") || plan.needs("mha.values")) {
+      trace = B * Td;  // one projection before its split
+    }
+    step(true, 3 * Dd + d * d + 4 * d + trace);
   }
   return static_cast<std::size_t>(4 * (kept + buffers));
 }
@@ -390,11 +555,10 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
     throw std::invalid_argument(error);
-  const Parts parts(wanted);
+  const Plan plan(wanted);
   Walkthrough w{resolve(config), {}};
   const Config& c = w.config;
-  const std::string mha_problem = mha_error(c);
-  Builder out(w, c, wanted);
+  Builder out(w, c, plan);
   Generator gen;
 
   Tensor x = c.inputs;
@@ -403,17 +567,17 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     x = randn({c.num_tokens(), c.d_in()}, gen);
   }
   const Tensor& inputs = out.add("inputs", std::move(x));
-  if (parts[Part::Simple]) simple_part(out, inputs, c.query_token);
-  if (parts[Part::V1]) v1_part(out, c, inputs, gen);
-  if (parts[Part::Sa]) sa_part(out, c, inputs, gen);
-  if (parts[Part::Wrapper]) wrapper_part(out, c, inputs, gen);
+  if (plan.any(Part::Simple)) simple_part(out, inputs, c.query_token);
+  if (plan.any(Part::V1)) v1_part(out, c, inputs, gen);
+  if (plan.any(Part::Sa)) sa_part(out, c, inputs, gen);
+  if (plan.any(Part::Wrapper)) wrapper_part(out, c, inputs, gen);
   // Skipped, like the bias stages without qkv_bias, when the heads do not divide d_out.
-  if (parts[Part::Mha] && mha_problem.empty()) mha_part(out, c, inputs, gen);
+  if (plan.any(Part::Mha) && mha_error(c).empty()) mha_part(out, c, gen, inputs.cols());
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;
     for (Stage& s : w.stages) {
-      if (out.wants(s.id())) kept.push_back(std::move(s));
+      if (plan.keeps(s.id())) kept.push_back(std::move(s));
     }
     w.stages = std::move(kept);
   }

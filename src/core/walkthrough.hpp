@@ -32,11 +32,12 @@ const std::vector<std::string>& all_stage_ids();
 // Whether the stage exists only when qkv_bias is set.
 bool is_bias_stage(const std::string& id);
 
-// Runs the program: every stage, or only the parts that `stages` need (in walkthrough order,
-// only those stages kept). Throws std::invalid_argument with validate()'s message if invalid,
-// for an unknown id, for a run that needs more than kMaxRunBytes, or for a MultiHeadAttention
-// stage when num_heads does not divide d_out;
-// with every stage asked for, those stages are left out instead (as bias stages are).
+// Runs the program: every stage, or only `stages` and the stages they read, transitively (the
+// stage table's operands), in walkthrough order, only those asked for kept. Natively the work
+// splits over num_threads() threads (parallel.hpp) with the same bits as on one. Throws
+// std::invalid_argument with validate()'s message if invalid, for an unknown id, for a run that
+// needs more than kMaxRunBytes, or for a MultiHeadAttention stage when num_heads does not divide
+// d_out; with every stage asked for, those stages are left out instead (as bias stages are).
 Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {});
 
 // A run may hold at most this much (tensors kept to the end plus the largest buffers in use at
@@ -46,9 +47,15 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
 constexpr std::size_t kMaxRunBytes = std::size_t{1} << 30;
 
 // What run_walkthrough(config, stages) holds at its peak, in bytes: counted from the shapes of
-// the parts it runs (an upper estimate, within a few percent of the measured peak at large T).
+// the stages it computes and its largest buffers, with num_threads() threads (an upper
+// estimate, within a few percent of the measured peak at large T).
 // Precondition: validate(config) is "".
 std::size_t run_bytes(const Config& config, const std::vector<std::string>& stages = {});
+
+// The shape of a stage's tensor for this configuration (from the table's axes), e.g.
+// {2, 12, 1024, 1024} for mha.attn_weights at exercise 3.3's size. Precondition: validate(config)
+// is ""; throws std::invalid_argument for an unknown id.
+std::vector<int> stage_shape(const Config& config, std::string_view id);
 
 // "" when run_walkthrough(config, stages) would not throw for the stages (config valid), else
 // its message: the WebAssembly build checks first, as it cannot catch exceptions.

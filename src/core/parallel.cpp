@@ -1,0 +1,145 @@
+#include "parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#ifndef __EMSCRIPTEN__
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+#endif
+
+namespace ca {
+
+#ifdef __EMSCRIPTEN__
+
+int num_threads() { return 1; }
+void set_num_threads(int) {}
+int parallel_workers(std::size_t) { return 1; }
+void parallel_for(std::size_t n, int, const std::function<void(std::size_t, int)>& f) {
+  for (std::size_t i = 0; i < n; ++i) f(i, 0);
+}
+
+#else
+
+namespace {
+
+constexpr int kMaxThreads = 256;
+std::atomic<int> g_threads{0};       // 0: the hardware's count
+thread_local bool t_inside = false;  // this thread is running a parallel_for's items
+
+// Threads that wait for a loop, run its items with the caller, and wait again. One loop at a
+// time: `busy_` is held by the caller for its duration.
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+  // false (nothing run) when another thread's loop has the pool.
+  bool run(std::size_t n, int workers, const std::function<void(std::size_t, int)>& f) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy) return false;
+    while (static_cast<int>(threads_.size()) < workers - 1) {
+      const int index = static_cast<int>(threads_.size()) + 1;
+      threads_.emplace_back([this, index] { serve(index); });
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &f;
+      n_ = n;
+      next_ = 0;
+      workers_ = workers;
+      running_ = workers - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    start_.notify_all();
+    items(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return running_ == 0; });
+    job_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  // Claims items until none is left; the first exception stops the others' claims too.
+  void items(int worker) {
+    t_inside = true;
+    for (std::size_t i; (i = next_.fetch_add(1)) < n_;) {
+      try {
+        (*job_)(i, worker);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        next_ = n_;
+      }
+    }
+    t_inside = false;
+  }
+
+  void serve(int index) {
+    unsigned seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= workers_) continue;  // a smaller loop: not one of its workers
+      lock.unlock();
+      items(index);
+      lock.lock();
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex busy_, mutex_;
+  std::condition_variable start_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void(std::size_t, int)>* job_ = nullptr;
+  std::size_t n_ = 0;
+  std::atomic<std::size_t> next_{0};
+  int workers_ = 0, running_ = 0;
+  unsigned generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+int num_threads() {
+  const int n = g_threads;
+  if (n > 0) return n;
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
+}
+
+void set_num_threads(int n) { g_threads = std::clamp(n, 0, kMaxThreads); }
+
+int parallel_workers(std::size_t n) {
+  if (t_inside) return 1;
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_threads()), n));
+}
+
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t, int)>& f) {
+  workers =
+      static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(workers, 1)), n));
+  if (workers > 1 && !t_inside && pool().run(n, workers, f)) return;
+  for (std::size_t i = 0; i < n; ++i) f(i, 0);  // what f calls may still split its own work
+}
+
+#endif
+
+}  // namespace ca

@@ -1,0 +1,33 @@
+// Work split over threads without changing a bit: every output is computed by one thread, in
+// the order it is computed alone, so the split only changes who computes it. A small pool of
+// std::threads, started on first use; the WebAssembly build has no threads (the module ships
+// without pthreads) and runs every loop inline.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace ca {
+
+// The threads a run may use: natively all the cores unless set (like torch.set_num_threads),
+// always 1 in WebAssembly. set_num_threads(0) restores the default; n is capped at 256.
+int num_threads();
+void set_num_threads(int n);
+
+// How many workers a loop of n items may use: min(num_threads(), n), or 1 inside a
+// parallel_for (nested loops run inline).
+int parallel_workers(std::size_t n);
+
+// Calls f(i, worker) once for each i in [0, n), on at most `workers` threads (the caller's is
+// worker 0; worker < workers indexes per-worker scratch), and returns when all are done. Items
+// are claimed in order, one at a time. Inline when workers <= 1, when nested, or while another
+// thread's loop has the pool. The first exception f throws is rethrown here once every worker
+// has stopped.
+void parallel_for(std::size_t n, int workers,
+                  const std::function<void(std::size_t i, int worker)>& f);
+// The same on parallel_workers(n) workers.
+inline void parallel_for(std::size_t n, const std::function<void(std::size_t i, int worker)>& f) {
+  parallel_for(n, parallel_workers(n), f);
+}
+
+}  // namespace ca

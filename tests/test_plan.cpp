@@ -1,0 +1,109 @@
+// Asking for one stage computes it and the stages it reads (the table's operands,
+// transitively), nothing else: every stage of the chapter asked for alone has the full run's
+// bits and allocates no more than its operands, its module's own intermediates and a little
+// text. Before, asking for `queries` ran the whole of §3.5 (a dozen (T, T) tensors).
+#include <set>
+
+#include "nn.hpp"
+#include "parallel.hpp"
+#include "stages.hpp"
+#include "support.hpp"
+
+namespace {
+
+// The stage and, transitively, the stages it reads, as the table says.
+std::set<std::string> closure(const std::string& id) {
+  std::set<std::string> out;
+  std::vector<std::string> todo = {id};
+  while (!todo.empty()) {
+    const std::string s = todo.back();
+    todo.pop_back();
+    if (!out.insert(s).second) continue;
+    for (const ca::Operand& o : ca::operands(*ca::find_stage(s))) todo.emplace_back(o.id);
+  }
+  return out;
+}
+
+// The floats the book's PyTorch code holds beyond the stages themselves: the module that
+// computes a stage (its weights; inside a forward its queries, keys and values and (B, H, T, T)
+// scores, weights and dropout noise, and the heads' outputs before torch.cat: a module's
+// intermediates are not stages), or dropout's input of ones and its noise. 0 for a stage computed
+// directly from its operands.
+double module_floats(const std::string& id, const ca::Config& c) {
+  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, B = 2;
+  const double weights = 3 * D * d + 3 * d;        // three nn.Linear(d_in, d_out)
+  const double attention = 3 * T * d + 3 * T * T;  // one (T, d_in) -> (T, d) attention
+  const auto in = [&id](std::initializer_list<const char*> ids) {
+    for (const char* s : ids)
+      if (id == s) return true;
+    return false;
+  };
+  if (id == "v1.context_vecs" || id == "v1_from_v2.context_vecs") return 3 * weights + attention;
+  if (id.rfind("v1.", 0) == 0) return weights;
+  if (in({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value", "queries", "keys",
+          "values"}))
+    return weights;
+  if (id == "dropout_example" || id == "attn_weights_dropped") return 2 * T * T;  // ones, noise
+  if (id == "context_vecs") return weights + B * attention;
+  if (id.rfind("ca.", 0) == 0) return weights;
+  if (id == "mhaw.context_vecs") return H * (weights + B * attention + B * T * d);  // + cat's
+  if (id.rfind("mhaw.", 0) == 0) return H * weights;
+  if (id.rfind("mha.", 0) == 0) return weights + d * d + d + B * (3 * T * d + 3 * H * T * T);
+  return 0;
+}
+
+const ca::Tensor* find(const ca::Walkthrough& w, const std::string& id) {
+  for (const ca::Stage& s : w.stages)
+    if (s.id() == id) return &s.tensor;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a stage asked for alone is computed from its operands only, with the same bits",
+          "[chapter][plan]") {
+  // T = 256: a (T, T) is 256 KB, far above the text and the small tensors. Training with
+  // dropout, so that the dropout stages draw; with qkv_bias, so that the bias stages exist.
+  const std::string json =
+      GENERATE(std::string(R"({"inputs": {"randn": [256, 16]}, "d_out": 32, "num_heads": 4,
+                      "qkv_bias": true, "dropout": 0.2, "class_dropout": 0.1})"),
+               std::string(R"({"inputs": {"randn": [256, 16]}, "d_out": 32, "num_heads": 4,
+                      "train": false})"));
+  INFO(json);
+  const ca::Config c = ca::parse_config(json).config;
+  const ca::Walkthrough full = ca::run_walkthrough(c);
+  for (const std::string& id : ca::all_stage_ids()) {
+    const ca::Tensor* want = find(full, id);
+    if (want == nullptr) continue;  // a bias stage without qkv_bias
+    INFO("stage " << id);
+    double need = 0;  // floats: the stage and what it reads, as the full run made them
+    for (const std::string& s : closure(id))
+      if (const ca::Tensor* t = find(full, s)) need += static_cast<double>(t->numel());
+    const unsigned long long before = test::allocated_bytes();
+    const long long held = test::reset_peak();
+    const ca::Walkthrough w = ca::run_walkthrough(c, {id});
+    const double allocated = static_cast<double>(test::allocated_bytes() - before);
+    const long long peak = test::peak_bytes() - held;
+    REQUIRE(w.stages.size() == 1);
+    CHECK_THAT(test::floats(id, w.stages[0].tensor), test::BitEqual(*want, "the full run's"));
+    // Twice the stages (copies on the way: a row, a weight into its stage), the inputs' PyTorch
+    // line (up to 20 bytes a number) and 64 KB of other text.
+    const double text = 20.0 * c.num_tokens() * c.d_in() + 65536;
+    CHECK(allocated <= 4 * (2 * need + module_floats(id, c)) + text);
+    // The limit's estimate bounds what the run held, and not loosely.
+    const long long estimate = static_cast<long long>(ca::run_bytes(c, {id}));
+    CHECK(peak <= estimate);
+    CHECK(estimate <= 2 * peak + 65536);
+  }
+}
+
+TEST_CASE("stage_shape gives every stage's shape before it is computed", "[chapter][plan]") {
+  const std::string json = GENERATE(
+      std::string("{}"), std::string(R"({"inputs": {"randn": [7, 5]}, "d_out": 6, "num_heads": 3,
+                      "qkv_bias": true})"));
+  const ca::Config c = ca::parse_config(json).config;
+  for (const ca::Stage& s : ca::run_walkthrough(c).stages) {
+    INFO(json << ", stage " << s.id());
+    CHECK(ca::stage_shape(c, s.id()) == s.tensor.shape);
+  }
+}
