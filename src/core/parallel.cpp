@@ -18,9 +18,6 @@ namespace ca {
 int num_threads() { return 1; }
 void set_num_threads(int) {}
 int parallel_workers(std::size_t) { return 1; }
-void parallel_for(std::size_t n, int, const std::function<void(std::size_t, int)>& f) {
-  for (std::size_t i = 0; i < n; ++i) f(i, 0);
-}
 
 #else
 
@@ -44,7 +41,7 @@ class Pool {
   }
 
   // false (nothing run) when another thread's loop has the pool.
-  bool run(std::size_t n, int workers, const std::function<void(std::size_t, int)>& f) {
+  bool run(std::size_t n, int workers, detail::Item item, void* f) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy) return false;
     while (static_cast<int>(threads_.size()) < workers - 1) {
@@ -53,7 +50,8 @@ class Pool {
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &f;
+      item_ = item;
+      f_ = f;
       n_ = n;
       next_ = 0;
       workers_ = workers;
@@ -65,7 +63,6 @@ class Pool {
     items(0);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [this] { return running_ == 0; });
-    job_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     return true;
   }
@@ -76,7 +73,7 @@ class Pool {
     t_inside = true;
     for (std::size_t i; (i = next_.fetch_add(1)) < n_;) {
       try {
-        (*job_)(i, worker);
+        item_(f_, i, worker);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
@@ -104,7 +101,8 @@ class Pool {
   std::mutex busy_, mutex_;
   std::condition_variable start_, done_;
   std::vector<std::thread> threads_;
-  const std::function<void(std::size_t, int)>* job_ = nullptr;
+  detail::Item item_ = nullptr;
+  void* f_ = nullptr;
   std::size_t n_ = 0;
   std::atomic<std::size_t> next_{0};
   int workers_ = 0, running_ = 0;
@@ -133,11 +131,11 @@ int parallel_workers(std::size_t n) {
   return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_threads()), n));
 }
 
-void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t, int)>& f) {
+void detail::parallel_for(std::size_t n, int workers, Item item, void* f) {
   workers =
       static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(workers, 1)), n));
-  if (workers > 1 && !t_inside && pool().run(n, workers, f)) return;
-  for (std::size_t i = 0; i < n; ++i) f(i, 0);  // what f calls may still split its own work
+  if (workers > 1 && !t_inside && pool().run(n, workers, item, f)) return;
+  for (std::size_t i = 0; i < n; ++i) item(f, i, 0);  // what f calls may still split its own work
 }
 
 #endif

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
+#include <type_traits>
 
 namespace ca {
 
@@ -18,15 +18,32 @@ void set_num_threads(int n);
 // parallel_for (nested loops run inline).
 int parallel_workers(std::size_t n);
 
+namespace detail {
+// One item of a loop: calls the loop's function object `f` on item i.
+using Item = void (*)(void* f, std::size_t i, int worker);
+void parallel_for(std::size_t n, int workers, Item item, void* f);
+}  // namespace detail
+
 // Calls f(i, worker) once for each i in [0, n), on at most `workers` threads (the caller's is
 // worker 0; worker < workers indexes per-worker scratch), and returns when all are done. Items
 // are claimed in order, one at a time. Inline when workers <= 1, when nested, or while another
 // thread's loop has the pool. The first exception f throws is rethrown here once every worker
-// has stopped.
-void parallel_for(std::size_t n, int workers,
-                  const std::function<void(std::size_t i, int worker)>& f);
+// has stopped. A template, so that WebAssembly compiles each loop to a plain loop.
+template <class F>
+void parallel_for(std::size_t n, int workers, F&& f) {
+#ifdef __EMSCRIPTEN__
+  (void)workers;
+  for (std::size_t i = 0; i < n; ++i) f(i, 0);
+#else
+  using Fn = std::remove_reference_t<F>;
+  detail::parallel_for(
+      n, workers, [](void* p, std::size_t i, int worker) { (*static_cast<Fn*>(p))(i, worker); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+#endif
+}
 // The same on parallel_workers(n) workers.
-inline void parallel_for(std::size_t n, const std::function<void(std::size_t i, int worker)>& f) {
+template <class F>
+void parallel_for(std::size_t n, F&& f) {
   parallel_for(n, parallel_workers(n), f);
 }
 

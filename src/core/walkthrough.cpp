@@ -49,7 +49,14 @@ class Plan {
     for (const std::string& id : wanted) keep_[index_(id)] = need_[index_(id)] = true;
     for (std::size_t i = table.size(); i-- > 0;) {
       if (!need_[i]) continue;
-      for (const Operand& o : operands(table[i])) need_[index_(o.id)] = true;
+      // The ids of "queries[i] keys[j] b_key": each word up to its '['.
+      for (const char* p = table[i].operands; *p;) {
+        const char* end = p;
+        while (*end != '\0' && *end != ' ' && *end != '[') ++end;
+        need_[index_(std::string_view(p, static_cast<std::size_t>(end - p)))] = true;
+        while (*end != '\0' && *end != ' ') ++end;
+        p = *end == ' ' ? end + 1 : end;
+      }
     }
   }
   bool keeps(std::string_view id) const { return keep_[index_(id)]; }
@@ -63,7 +70,7 @@ class Plan {
   }
 
  private:
-  std::vector<bool> keep_, need_;
+  std::vector<unsigned char> keep_, need_;  // by table index
   mutable Index index_;
 };
 
