@@ -26,9 +26,11 @@ export function shownIndices(shape) {
     }, 1),
     out = [];
   (function walk(off, d) {
-    var stride = n / shape.slice(0, d + 1).reduce(function (a, b) {
-      return a * b;
-    }, 1);
+    var stride =
+      n /
+      shape.slice(0, d + 1).reduce(function (a, b) {
+        return a * b;
+      }, 1);
     for (var i = 0; i < shape[d]; i++) {
       if (n > 1000 && shape[d] > 6 && i === 3) i = shape[d] - 3;
       if (d < shape.length - 1) walk(off + i * stride, d + 1);
