@@ -5,6 +5,7 @@
 import { load as loadModule } from './lib/api.js';
 import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
+import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
 import * as lecture from './lecture.js';
@@ -12,6 +13,7 @@ import * as chapter from './page/chapter.js';
 import { compute, remember } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
+import * as map from './page/map.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
 import * as store from './page/store.js';
@@ -34,11 +36,13 @@ url.start(function (hash) {
   if (api) navigate(hash);
 });
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'torch' in patch) chapter.render(api, s);
+  if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(api, s);
+  if ('result' in patch) map.render(s);
 });
 panel.start();
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'lecture' in patch || 'torch' in patch) lecture.render(s, patch);
+  if ('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch)
+    lecture.render(s, patch);
 });
 store.subscribe(function (s, patch) {
   if ('message' in patch) $('status').textContent = s.message;
@@ -210,6 +214,10 @@ function bind() {
   );
   $('torch-format').addEventListener('change', function (e) {
     store.set({ torch: e.target.checked });
+  });
+  $('scale-absolute').addEventListener('change', function (e) {
+    setAbsolute(e.target.checked); // lib/scale.js: every table, key, heatmap and drawing reads it
+    store.set({ absolute: e.target.checked });
   });
   // The contents jump without touching the hash, which holds the settings.
   $('toc').addEventListener('click', function (e) {

@@ -72,6 +72,15 @@ export function render(api, s) {
       extra.mha = [el(doc, 'p', 'err', e.message)];
     }
   }
-  stages.show(res, { doc: doc, embed: true, torch: s.torch }, extra, later);
+  // A preset shows its result first: exercise 3.3's heads, on the first screen.
+  stages.show(
+    res,
+    { doc: doc, embed: true, torch: s.torch },
+    extra,
+    later,
+    s.preset ? ['mha.attn_weights'] : [],
+  );
   presetNote(api, res, s.preset);
+  // The sidebar shows the preset's own settings: the others' fields (data-book) are hidden.
+  doc.getElementById('controls').classList.toggle('preset', !!s.preset);
 }
