@@ -43,7 +43,9 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // modules the page's scripts share: 91,676 -> 91,941 (the page's total: 107,903 -> 107,837).
 // Issue 19's core limits (run_bytes, the reader's limits, options, no page code inside the
 // module) added 3,149 wasm bytes and 1,687 gzip bytes (measured before the settings table).
-const MODULE_GZIP_CEILING = 94300,
+// Issue 20 (the relative scale and masked grey, every head at once: heads.js and pixels.js)
+// added 1,054: 93,833 -> 94,887.
+const MODULE_GZIP_CEILING = 95000,
   WASM_CEILING = 148500;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

@@ -268,9 +268,11 @@ test("exercise 3.3: its first screen holds the 12 heads and the timing; heatmaps
     // The triangle: the masked half is one flat grey, the causal half far from it...
     assert.ok(m.upSd < 1, `${name}: the masked half is flat (${m.upSd})`);
     assert.ok(Math.abs(m.up - m.low) > 40, `${name}: the triangle shows (${m.up} vs ${m.low})`);
-    // ...and the rows' structure shows: the visible weights are not one flat colour (main's
-    // 0-1 scale painted them all the scale's faintest: sd < 1).
-    assert.ok(m.lowSd > 8, `${name}: the rows show their structure (sd ${m.lowSd})`);
+    // ...and, in the enlarged head, the rows' weights are not one flat colour (main's 0-1 scale
+    // painted them all the scale's faintest: sd < 1). A thumbnail averages 7 × 7 values a pixel:
+    // random weights near uniform attention average to its middle shade.
+    if (name === 'big')
+      assert.ok(m.lowSd > 8, `${name}: the rows show their structure (sd ${m.lowSd})`);
   }
   // Labels of random rows are token indices; zooming keeps the canvas's size.
   const hm = await page.evaluate(async () => {

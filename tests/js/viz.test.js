@@ -50,7 +50,9 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     'masked',
     'attn_weights_causal',
     'attn_weights_dropped',
-    'mha.attn_scores', // 4-D: the picked slice's batch element, every head
+    'mha.attn_scores', // 4-D: one drawing per head of the batch element shown
+    'mha.attn_scores',
+    'mha.attn_weights',
     'mha.attn_weights',
   ]);
   const causal = new Set([
@@ -67,7 +69,7 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     const st = stageOf(BOOK, id),
       T = st.shape[0],
       x = st.data.map(num),
-      scores = id === 'attn_scores' || id === 'masked';
+      scores = FACTS[id].kind === 'scores';
     const expected = [];
     for (let q = 0; q < T; q++)
       for (let k = 0; k < T; k++) if (!(causal.has(id) && k > q)) expected.push([q, k]);
@@ -287,8 +289,9 @@ for (const scheme of ['light', 'dark']) {
         } else {
           assert.equal(k.loText, fmt(lo), k.id);
           assert.equal(k.hiText, fmt(hi), k.id);
-          assert.equal(k.cells[part.indexOf(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
-          assert.equal(k.cells[part.indexOf(hi)], k.hi, `${k.id}: the cell holding ${hi}`);
+          const holding = (x) => idx.find((n) => part[n] === x); // a shaded cell holding x
+          assert.equal(k.cells[holding(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
+          assert.equal(k.cells[holding(hi)], k.hi, `${k.id}: the cell holding ${hi}`);
         }
         if (cut)
           for (let n = 0; n < part.length; n++)

@@ -94,7 +94,7 @@ export var css = [
   // Shading (cells and the key alike): the Bézier e0 → e2 through e1 at t = --v (= |x| / top);
   // text black or white past --cut.
   '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2);--cut:var(--cn)}',
-  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
+  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e7%,100%))}',
   // Masked: thin hatching that leaves the digits readable; dropped: a full-size ✗ before the number.
   '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 1px,transparent 1px 6px)}',
   '.x::before{content:"✗ ";font-weight:700}',

@@ -75,7 +75,8 @@ function flow(res) {
   var pic = doc.createElementNS(NS, 'svg');
   pic.setAttribute('viewBox', '0 0 ' + W + ' ' + rows.length * ROW);
   pic.setAttribute('width', W);
-  pic.setAttribute('role', 'list');
+  pic.setAttribute('role', 'group');
+  pic.setAttribute('aria-label', 'The data flow: each step a link to its stage');
   var edges = svg(pic, 'g', { class: 'me' });
   rows.forEach(function (r, k) {
     var n = r[0].length,
@@ -84,7 +85,7 @@ function flow(res) {
       var x = m * (w + 8),
         y = k * ROW + 12;
       pos[id] = { x: x + w / 2, top: y, bottom: y + 28 };
-      var a = svg(pic, 'a', { href: '#' + id, role: 'listitem', class: 'mn' });
+      var a = svg(pic, 'a', { href: '#' + id, class: 'mn' });
       a.dataset.stage = id;
       svg(a, 'title', {}, stageInfo(id).title + ' (' + shapes[id].join(', ') + ')');
       svg(a, 'rect', { x: x + 0.5, y: y, width: w - 1, height: 28, rx: 4 });
@@ -152,7 +153,7 @@ function heads(cfg) {
       '):',
     box,
   );
-  var pic = svg(box, 'svg', { viewBox: '0 0 ' + W + ' 64', width: W, role: 'img' }),
+  var pic = svg(box, 'svg', { viewBox: '0 0 ' + W + ' 64', width: W, role: 'group' }),
     cw = W / D;
   pic.setAttribute(
     'aria-label',
