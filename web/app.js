@@ -8,11 +8,11 @@ import { f32 } from './lib/format.js';
 import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
-import * as lecture from './lecture.js';
 import * as chapter from './page/chapter.js';
 import { compute, remember } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
+import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
 import * as map from './page/map.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
@@ -40,9 +40,16 @@ store.subscribe(function (s, patch) {
   if ('result' in patch) map.render(s);
 });
 panel.start();
+// Lecture mode is in app-later.js (page/later-load.js): loaded when it is first turned on, or
+// in idle time after the first table.
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch)
-    lecture.render(s, patch);
+  if (!('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch))
+    return;
+  if (pageLoaded()) pageLoaded().lecture.render(s, patch);
+  else if (s.lecture.on)
+    pageLater().then(function (m) {
+      m.lecture.render(store.get(), patch);
+    });
 });
 store.subscribe(function (s, patch) {
   if ('message' in patch) $('status').textContent = s.message;
@@ -238,7 +245,9 @@ start.title = 'One stage at a time, full screen; arrow keys move';
 start.id = 'lecture-start';
 start.type = 'button';
 start.addEventListener('click', function () {
-  lecture.open(store.get().result.stages[0].id);
+  pageLater().then(function (m) {
+    m.lecture.open(store.get().result.stages[0].id);
+  });
 });
 $('torch-format').parentNode.before(start);
 
@@ -261,6 +270,9 @@ loadModule()
     bind();
     navigate(location.hash, function () {
       doc.documentElement.dataset.ready = '1';
+      // the rest of the page's code, after the first table is painted; main[data-complete]
+      // waits for it
+      stages.waitFor(preloadPage().catch(function () {}));
     });
   })
   .catch(function (e) {

@@ -30,6 +30,8 @@ target_link_options(causal-attention-module PRIVATE
   -sWASM_ASYNC_COMPILATION=0    # compiled at once: the async compile's reply waited behind the
                                 # page's first layout (~50 ms of its load); lazy tiers keep it fast
   -sTEXTDECODER=2               # every browser with DecompressionStream has TextDecoder
+  -sNODEJS_CATCH_EXIT=0         # a library: Node's uncaughtException and unhandledRejection
+  -sNODEJS_CATCH_REJECTION=0    # stay the host's (the core never calls exit())
   -sASSERTIONS=0)
 
 # bench/compare.sh's module: the page's bindings plus the bench entry (benchSetup, benchRun),
@@ -54,11 +56,11 @@ target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --p
 file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE_SOURCE_DIR}/web/*.js
      ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
-  OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js
+  OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js ${CMAKE_BINARY_DIR}/causal-attention-later.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js
           $<TARGET_FILE:causal-attention-module>
           ${CMAKE_BINARY_DIR}/causal-attention-module.wasm
           ${CMAKE_BINARY_DIR}/causal-attention.js
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
-  COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib)")
+  COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib) and causal-attention-later.js")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)

@@ -5,7 +5,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { loadApi, sameBits } = require('./support');
+const { loadApi, sameBits, BOOK_INPUTS } = require('./support');
 
 const BOUND_MS = 2000;
 
@@ -300,6 +300,33 @@ const TAMPERING = [
     () => delete Object.prototype.d_out,
   ],
   [
+    'a throwing %TypedArray%.prototype.set (Embind copies rows of numbers with it)',
+    () => {
+      const proto = Object.getPrototypeOf(Float64Array.prototype),
+        own = proto.set;
+      proto.set = function () {
+        throw new Error('set');
+      };
+      return own;
+    },
+    (own) => (Object.getPrototypeOf(Float64Array.prototype).set = own),
+  ],
+  [
+    "a throwing getter on %TypedArray%.prototype's length",
+    () => {
+      const proto = Object.getPrototypeOf(Float64Array.prototype),
+        own = Object.getOwnPropertyDescriptor(proto, 'length');
+      Object.defineProperty(proto, 'length', {
+        configurable: true,
+        get() {
+          throw new Error('length');
+        },
+      });
+      return own;
+    },
+    (own) => Object.defineProperty(Object.getPrototypeOf(Float64Array.prototype), 'length', own),
+  ],
+  [
     'a throwing BigInt.prototype.toString',
     () => {
       const own = BigInt.prototype.toString;
@@ -338,6 +365,11 @@ test('prototype tampering runs no page code inside the module; 8,000 failing run
       assert.ok(
         ok.every((x, i) => sameBits(x, book[i])),
         name,
+      );
+      const rows = api.run({ inputs: BOOK_INPUTS }, { stages: ['context_vecs'] }).stages[0].data;
+      assert.ok(
+        rows.every((x, i) => sameBits(x, book[i])),
+        `${name}: the book's inputs as rows of numbers`,
       );
     } finally {
       remove(saved);
@@ -389,4 +421,21 @@ test('a lone surrogate is named, never paired with its neighbour', async () => {
     assert.throws(() => api.run(config), { message });
   }
   assert.equal(api.run({ tokens: tokens('\ud83d\ude80a') }).config.tokens[0], '🚀a');
+});
+
+// A library must not take over the process: Emscripten's defaults install handlers that turn
+// every uncaught exception into its own rethrow and every unhandled rejection into a crash.
+test("loading the module leaves Node's process handlers as they were", () => {
+  const { spawnSync } = require('child_process');
+  const { web } = require('./support');
+  const script = `
+    const before = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+    require(${JSON.stringify(require('path').join(web, 'causal-attention.js'))}).load().then((api) => {
+      api.run({});
+      const after = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+      process.stdout.write(JSON.stringify({ before, after }));
+    });`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { before: [0, 0], after: [0, 0] });
 });

@@ -3,12 +3,31 @@
 // dropout tables, §3.6's error when d_out does not divide into num_heads, and the preset's note.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
-import * as why from '../why.js';
+import { pageLater } from './later-load.js';
+import { byId } from '../lib/slices.js';
 import * as stages from './stages.js';
 
 var doc = document,
   main = doc.getElementById('main'),
-  exercise = null; // exercise 3.3's paragraph, built once
+  exercise = null, // exercise 3.3's paragraph, built once
+  why = null; // "Why are my numbers different?" (why.js fills it), the same box every render
+
+// The box under the dropout tables when dropout is on in train mode (a preset without the
+// dropout demo: none) and the function that fills it when seen or in idle time (a second run
+// and four tables were 8 ms of every edit), with why.js from app-later.js.
+function whyBox(api, res, c) {
+  var cfg = res.config;
+  if (!cfg.train || !cfg.dropout || !byId(res).dropout_example) return null;
+  if (!why) why = el(doc, 'aside', 'why');
+  return [
+    why,
+    function () {
+      return pageLater().then(function (m) {
+        m.why.fill(why, api, res, c);
+      });
+    },
+  ];
+}
 
 function exerciseLink() {
   var p = el(doc, 'p', 'exercise'),
@@ -54,7 +73,7 @@ export function render(api, s) {
     has[stageInfo(st.id).section] = true;
   });
   if (has.mha && !s.preset) extra.mha = [exercise || (exercise = exerciseLink())];
-  var box = why.shown(api, res, s.config);
+  var box = whyBox(api, res, s.config);
   if (box && has.s4) {
     extra.s4 = [box[0]];
     later.push(box);

@@ -25,7 +25,9 @@ var pending = new WeakMap(),
   fills = new WeakMap();
 var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
-  hintFrame = 0; // the frame after which scroll hints are measured
+  hintFrame = 0, // the frame after which scroll hints are measured
+  shows = 0, // show()'s count: a promise of an older one does not mark the page complete
+  waits = []; // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
 var idle =
   globalThis.requestIdleCallback ||
   function (f) {
@@ -158,7 +160,8 @@ function catchUp(box) {
   var p = pending.get(box),
     fill = fills.get(box); // not a stage: a box that builds itself ("why", lecture.js)
   fills.delete(box);
-  if (fill) fill();
+  var filling = fill && fill();
+  if (filling && filling.then) waits.push(filling);
   pending.delete(box);
   if (p && !box.firstChild)
     box.replaceChildren.apply(
@@ -186,6 +189,7 @@ function lazy(lists) {
     });
   });
   delete main.dataset.complete;
+  var show = ++shows;
   unidle(job);
   cancelAnimationFrame(frame);
   function step(deadline) {
@@ -206,13 +210,32 @@ function lazy(lists) {
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
-      main.dataset.complete = '1';
-      hints(); // scroll hints of the tables built late
+      var all = waits.slice(),
+        complete = function () {
+          waits = waits.filter(function (w) {
+            return all.indexOf(w) < 0;
+          });
+          if (show !== shows) return;
+          main.dataset.complete = '1';
+          hints(); // scroll hints of the tables built late
+        };
+      Promise.all(all).then(complete, complete);
     }
   }
   // After the frame being prepared: an idle period before it would delay its paint.
   frame = requestAnimationFrame(function () {
     job = idle(step, { timeout: 250 });
+  });
+}
+
+/** main[data-complete] waits for promise p too (the code loaded after the first table). */
+export function waitFor(p) {
+  var show = shows;
+  waits.push(p);
+  if (!main.dataset.complete) return; // the idle queue waits for it
+  delete main.dataset.complete;
+  p.then(null, function () {}).then(function () {
+    if (show === shows) main.dataset.complete = '1';
   });
 }
 
