@@ -13,7 +13,6 @@ import { compute, remember } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
 import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
-import * as map from './page/map.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
 import * as store from './page/store.js';
@@ -37,14 +36,14 @@ url.start(function (hash) {
 });
 store.subscribe(function (s, patch) {
   if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(api, s);
-  if ('result' in patch) map.render(s);
+  // the map of the chapter (app-later.js): drawn once loaded, after the first table
+  if ('result' in patch && pageLoaded()) pageLoaded().map.render(s);
 });
 panel.start();
 // Lecture mode is in app-later.js (page/later-load.js): loaded when it is first turned on, or
 // in idle time after the first table.
 store.subscribe(function (s, patch) {
-  if (!('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch))
-    return;
+  if (!('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch)) return;
   if (pageLoaded()) pageLoaded().lecture.render(s, patch);
   else if (s.lecture.on)
     pageLater().then(function (m) {
@@ -272,7 +271,13 @@ loadModule()
       doc.documentElement.dataset.ready = '1';
       // the rest of the page's code, after the first table is painted; main[data-complete]
       // waits for it
-      stages.waitFor(preloadPage().catch(function () {}));
+      stages.waitFor(
+        preloadPage()
+          .then(function (m) {
+            m.map.render(store.get());
+          })
+          .catch(function () {}),
+      );
     });
   })
   .catch(function (e) {
