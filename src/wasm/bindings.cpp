@@ -351,6 +351,21 @@ val run(const val& config, const val& options) {
   return result;
 }
 
+// {bytes, work, multiply_adds} (ca::run_cost: the one cost model) or {error}, without running.
+val cost(const val& config) {
+  val result = new_object();
+  Value doc;
+  Reader reader;
+  if (!reader.read(config, 0, doc)) return result.set("error", reader.message()), result;
+  const ca::ParsedConfig parsed = ca::read_config(doc);
+  if (!parsed.error.empty()) return result.set("error", parsed.error), result;
+  const ca::RunCost c = ca::run_cost(parsed.config);
+  result.set("bytes", static_cast<double>(c.bytes));
+  result.set("work", c.work);
+  result.set("multiply_adds", c.multiply_adds);
+  return result;
+}
+
 val stage_ids() {
   typed();  // api.js's first call: the typed arrays' methods are looked up before any run
   val ids = val::array();
@@ -418,6 +433,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
+  emscripten::function("cost", &cost);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);

@@ -126,3 +126,47 @@ test('from file:// the code for later loads too: an explanation, lecture mode, t
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("the settings form is built from the core's settings table: its groups, order, labels and defaults", async () => {
+  const { page, problems } = await watchedPage(browser.context, server.url);
+  await page.goto(server.url);
+  assert.equal(await ready(page), '1');
+  const got = await page.evaluate(async () => {
+    const api = await CausalAttention.load();
+    const want = api.settings
+      .filter((s) => s.type !== 'inputs' && s.type !== 'strings')
+      .sort((a, b) => a.order - b.order);
+    const form = Array.from(
+      document.querySelectorAll('#settings fieldset:not(:first-of-type) [name]'),
+      (e) => ({
+        key: e.name,
+        legend: e.closest('fieldset').querySelector('legend').textContent,
+        label: document.querySelector(`label[for="${e.id}"]`).textContent,
+        value: e.type === 'checkbox' ? e.checked : e.value,
+      }),
+    );
+    return { want: want.map((s) => [s.key, s.group, s.label]), form, defaults: want };
+  });
+  assert.deepEqual(
+    got.form.map((c) => [c.key, c.legend, c.label]),
+    got.want,
+  );
+  // the book's values, from the table's defaults (context_length follows T: empty)
+  for (const s of got.defaults) {
+    const c = got.form.find((f) => f.key === s.key);
+    assert.equal(String(c.value), s.key === 'context_length' ? '' : String(s.default), s.key);
+  }
+  assert.deepEqual(
+    got.form.slice(0, 4).map((c) => c.key),
+    ['query_token', 'seed_v1', 'd_out', 'seed_weights'],
+  );
+  // randn's fields show the book's shape and seed, which index.html no longer holds
+  assert.deepEqual(
+    await page.evaluate(() =>
+      ['randn_tokens', 'randn_d_in', 'randn_seed'].map((k) => document.getElementById(k).value),
+    ),
+    ['6', '3', '123'],
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});

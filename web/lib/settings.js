@@ -37,7 +37,7 @@ export function settings() {
       return s.type !== 'inputs' && s.type !== 'strings';
     })
     .sort(function (a, b) {
-      return rank(a) - rank(b); // stable: new settings keep the core's order
+      return a.order - b.order; // the core's: the page's form, by section of the chapter
     })
     .map(function (s) {
       return Object.assign({}, s, { empty: EMPTY.indexOf(s.key) >= 0 });
