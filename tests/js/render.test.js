@@ -465,7 +465,9 @@ test('a full-page screenshot shows every table and heatmap', async (t) => {
     });
     await page.waitForSelector('main[data-complete="1"]');
     const file = path.join(shots, `render-full-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true });
+    // A 6,000 px page on a busy 2-core machine took 65 s to capture: the default 30 s is not a
+    // hang detector here.
+    await page.screenshot({ path: file, fullPage: true, timeout: 180000 });
     // Every stage's box, far below the first screen too, has been laid out and painted: its
     // height is its content's, and every heatmap has been drawn.
     const boxes = await page.evaluate(() =>
