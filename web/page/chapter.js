@@ -63,6 +63,22 @@ function presetNote(api, res, preset) {
   );
 }
 
+// The settings of the book's steps that a preset (MultiHeadAttention alone) does not read:
+// §3.3-3.4's query token and v1 seed, SelfAttention_v2's weights, the dropout example's p.
+// Marked data-book (style.css hides them under .preset), and a fieldset left empty with them.
+var BOOK_ONLY = ['query_token', 'seed_v1', 'seed_weights', 'dropout'];
+function bookOnly() {
+  BOOK_ONLY.forEach(function (k) {
+    var f = doc.getElementById(k);
+    if (f) f.parentNode.setAttribute('data-book', '');
+  });
+  doc.querySelectorAll('#settings fieldset').forEach(function (set) {
+    var rows = set.querySelectorAll(':scope > .f, :scope > .c');
+    if (rows.length && set.querySelectorAll(':scope > [data-book]').length === rows.length)
+      set.setAttribute('data-book', '');
+  });
+}
+
 /** Renders state s (its result, config, preset, torch) with module api. */
 export function render(api, s) {
   var res = s.result,
@@ -91,6 +107,16 @@ export function render(api, s) {
       extra.mha = [el(doc, 'p', 'err', e.message)];
     }
   }
-  stages.show(res, { doc: doc, embed: true, torch: s.torch }, extra, later);
+  // A preset shows its result first: exercise 3.3's heads, on the first screen.
+  stages.show(
+    res,
+    { doc: doc, embed: true, torch: s.torch },
+    extra,
+    later,
+    s.preset ? ['mha.attn_weights'] : [],
+  );
   presetNote(api, res, s.preset);
+  // The sidebar shows the preset's own settings: the others' fields (data-book) are hidden.
+  bookOnly();
+  doc.getElementById('controls').classList.toggle('preset', !!s.preset);
 }

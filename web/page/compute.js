@@ -37,6 +37,14 @@ export function compute(api, c, preset, done, fail) {
     options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
   queued = null;
   if (tooBig) return fail(tooBig);
+  if (preset && !c.tokens) {
+    // A preset's random rows are named by their index, not by the book's words (lib/slices.js).
+    var shown = done;
+    done = function (res) {
+      res.indexed = true;
+      shown(res);
+    };
+  }
   if (!preset && !heavy(c)) {
     var res = first;
     first = null;

@@ -6,6 +6,7 @@
 // full-page screenshot or a print shows everything). main[data-complete] is set when all are.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
+import { flush as flushThumbs } from '../lib/heads.js';
 import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
 import { stage as stageBox, update as updateStage } from '../lib/render.js';
@@ -70,33 +71,48 @@ export function build(api) {
       return li;
     }),
   );
+  // Above the sections: the stages a preset shows first (its result: exercise 3.3's heads).
+  var first = el(doc, 'div', 'stages');
+  first.dataset.section = 'first';
   main.replaceChildren.apply(
     main,
-    api.sections.map(function (info) {
-      var section = el(doc, 'section'),
-        h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
-      section.setAttribute('aria-labelledby', h2.id);
-      el(doc, 'p', '', info.intro, section);
-      el(doc, 'div', 'stages', undefined, section).dataset.section = info.id;
-      return section;
-    }),
+    [first].concat(
+      api.sections.map(function (info) {
+        var section = el(doc, 'section'),
+          h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
+        section.setAttribute('aria-labelledby', h2.id);
+        el(doc, 'p', '', info.intro, section);
+        el(doc, 'div', 'stages', undefined, section).dataset.section = info.id;
+        return section;
+      }),
+    ),
   );
 }
 
 /** Puts walkthrough res's stages in their sections (opts: render.js's). extra: {section id:
  *  [nodes]} to put after a section's stages; later: [[node, fill]], nodes of extra that build
- *  themselves (fill()) when seen or in idle time. */
-export function show(res, opts, extra, later) {
+ *  themselves (fill()) when seen or in idle time; first: ids of stages shown (and built)
+ *  first, above the sections. Sections left without stages are hidden. */
+export function show(res, opts, extra, later, first) {
   var lists = {},
     old = {},
     cells = 0,
-    built = 0;
+    built = 0,
+    top = first || [];
   main.querySelectorAll('div.stage[data-stage]').forEach(function (box) {
     old[box.dataset.stage] = box;
   });
-  res.stages.forEach(function (s) {
+  var order = res.stages.filter(function (s) {
+    return top.indexOf(s.id) >= 0;
+  });
+  order = order.concat(
+    res.stages.filter(function (s) {
+      return top.indexOf(s.id) < 0;
+    }),
+  );
+  order.forEach(function (s) {
     var box = old[s.id],
-      section = stageInfo(s.id).section;
+      section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
     delete old[s.id];
     if (box && !onScreen.get(box) && box.dataset.shape === s.shape.join())
       pending.set(box, [s, res, opts]); // off screen: later
@@ -135,6 +151,7 @@ export function show(res, opts, extra, later) {
       })
     )
       d.replaceChildren.apply(d, want);
+    if (d.parentNode.tagName === 'SECTION') d.parentNode.hidden = !want.length;
   });
   hintsAfterFrame();
 }
@@ -189,6 +206,7 @@ function lazy(lists) {
       box.classList.remove('lazy');
       void box.offsetHeight; // its layout, now, within the idle period
       flushHeatmaps(box);
+      flushThumbs(box);
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
