@@ -245,26 +245,26 @@ def thread_tables(args, sides):
     head = ["module", "B, T, d, H", "core, 1 thread", f"core, {n} threads", "PyTorch (OpenBLAS), 1 thread",
             f"PyTorch (OpenBLAS), {n} threads", "core / PyTorch, 1 thread", f"core / PyTorch, {n} threads",
             f"core, 1 / {n} threads", "bits"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
     cell = lambda s: f"{ms(statistics.median(s))} ({ms(min(s))}-{ms(max(s))})"
-    for module, name in MODULES:
-        for shape in THREAD_SHAPES:
-            label = f"{name} {shape}"
-            if args.rows and args.rows not in label and args.rows not in module:
-                continue
-            r = {(side, t): run_side(args, side, module, shape, args.runs, args.seconds, threads=t)
-                 for side in ("native", "openblas") for t in (1, n)}
-            med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
-            same = r[("native", 1)]["bits"] == r[("native", n)]["bits"]
-            if not same:
-                print(f"compare: {label}: the core's bits differ between 1 and {n} threads", file=sys.stderr)
-            B, T, d, H = shape
-            print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(
-                [cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
-                [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
-                [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"]) + " |",
-                flush=True)
+    rows = [(module, name, shape) for module, name in MODULES for shape in THREAD_SHAPES
+            if not args.rows or args.rows in f"{name} {shape}" or args.rows in module]
+    if rows:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+    for module, name, shape in rows:
+        label = f"{name} {shape}"
+        r = {(side, t): run_side(args, side, module, shape, args.runs, args.seconds, threads=t)
+             for side in ("native", "openblas") for t in (1, n)}
+        med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
+        same = r[("native", 1)]["bits"] == r[("native", n)]["bits"]
+        if not same:
+            print(f"compare: {label}: the core's bits differ between 1 and {n} threads", file=sys.stderr)
+        B, T, d, H = shape
+        print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(
+            [cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
+            [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
+            [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"]) + " |",
+            flush=True)
     if args.rows and "cli" not in args.rows:
         return
     runs = max(args.runs, 10)

@@ -46,8 +46,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 18's one cost model (api.cost: ca::run_cost, its binding) and the settings' form order
 // added 1,176 wasm bytes (147,623 -> 148,799 before main's hardening; 148,766 with it); paint
 // first moved ~5 KB gzip of the library out into causal-attention-later.js (93,833 -> 88,951).
+// Issue 21 (threads): stage-level computation (walkthrough.cpp's plan and stage shapes, +4.3 KB
+// raw code) and the parallel loops (nn.cpp +0.5 KB, attention.cpp -0.2 KB, parallel.cpp +0.1 KB)
+// took the wasm to 156,354 bytes (the module 93,975 gzip), measured merged with main 7b1997c.
 const MODULE_GZIP_CEILING = 94300,
-  WASM_CEILING = 149000;
+  WASM_CEILING = 156500;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));

@@ -20,8 +20,10 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // the preset's first screen) added 1,997 to the page (100,392 -> 102,389) and 1,021 to the
 // widget (its module). 72,000 is out of reach with the WebAssembly inside: the deflated wasm
 // alone is 61,500 and Emscripten's glue 6,916 (docs/page.md, Paint first).
-const PAGE_CEILING = 102600,
-  WIDGET_CEILING = 91500;
+// Issue 21 (threads: stage-level computation and the thread pool in the core's wasm): 104,796
+// (page) and 93,701 (widget) measured, merged with main 9caf7a7.
+const PAGE_CEILING = 105000,
+  WIDGET_CEILING = 94000;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
