@@ -100,6 +100,7 @@ export function explain(wt, id, b, i, j, doc) {
     );
   }
   var q = cfg.query_token,
+    qn = q + 1, // the book's names count tokens from 1: attn_scores_2 for token 1
     H = cfg.num_heads,
     hd = cfg.d_out / H,
     h = b % H,
@@ -113,7 +114,9 @@ export function explain(wt, id, b, i, j, doc) {
     ({
       attn_scores_q: function () {
         dot(
-          'attn_scores_q[' +
+          'attn_scores_' +
+            qn +
+            '[' +
             j +
             '] = x_' +
             j +
@@ -130,9 +133,13 @@ export function explain(wt, id, b, i, j, doc) {
       },
       attn_weights_q_tmp: function () {
         lines.push(
-          'attn_scores_q[' +
+          'attn_scores_' +
+            qn +
+            '[' +
             j +
-            '] / attn_scores_q.sum() = ' +
+            '] / attn_scores_' +
+            qn +
+            '.sum() = ' +
             fmt(sc[j]) +
             ' / Σ(' +
             list(sc) +
@@ -166,9 +173,13 @@ export function explain(wt, id, b, i, j, doc) {
       },
       context_vec_q: function () {
         dot(
-          'context_vec_q[' +
+          'context_vec_' +
+            qn +
+            '[' +
             j +
-            '] = Σ_i attn_weights_q[i] · x_i[' +
+            '] = Σ_i attn_weights_' +
+            qn +
+            '[i] · x_i[' +
             j +
             '], i = 0, 1, … (the loop’s order)',
           rowOf(wt, 'simple.attn_weights_q', 0, 0),
@@ -223,7 +234,17 @@ export function explain(wt, id, b, i, j, doc) {
     ({
       query_q: function () {
         dot(
-          'query_q[' + j + '] = x_' + q + ' · W_query[:, ' + j + ']  (token ' + tok(q) + ')',
+          'query_' +
+            qn +
+            '[' +
+            j +
+            '] = inputs[' +
+            q +
+            '] · W_query[:, ' +
+            j +
+            ']  (token ' +
+            tok(q) +
+            ')',
           rowOf(wt, 'inputs', 0, q),
           W('query', j),
         );
@@ -244,14 +265,24 @@ export function explain(wt, id, b, i, j, doc) {
       },
       attn_score_qq: function () {
         dot(
-          'attn_score_qq = query_q · keys[' + q + ']',
+          'attn_score_' + qn + qn + ' = query_' + qn + ' · keys[' + q + ']',
           rowOf(wt, 'v1.query_q', 0, 0),
           rowOf(wt, 'v1.keys', 0, q),
         );
       },
       attn_scores_q: function () {
         dot(
-          'attn_scores_q[' + j + '] = query_q · keys[' + j + ']  (key ' + tok(j) + ')',
+          'attn_scores_' +
+            qn +
+            '[' +
+            j +
+            '] = query_' +
+            qn +
+            ' · keys[' +
+            j +
+            ']  (key ' +
+            tok(j) +
+            ')',
           rowOf(wt, 'v1.query_q', 0, 0),
           rowOf(wt, 'v1.keys', 0, j),
         );
@@ -263,7 +294,15 @@ export function explain(wt, id, b, i, j, doc) {
       },
       context_vec_q: function () {
         dot(
-          'context_vec_q[' + j + '] = Σ_k attn_weights_q[k] · values[k, ' + j + ']',
+          'context_vec_' +
+            qn +
+            '[' +
+            j +
+            '] = Σ_k attn_weights_' +
+            qn +
+            '[k] · values[k, ' +
+            j +
+            ']',
           rowOf(wt, 'v1.attn_weights_q', 0, 0),
           colOf('v1.values', 0, j),
         );
