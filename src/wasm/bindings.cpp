@@ -21,6 +21,7 @@
 #include "config.hpp"
 #include "config_json.hpp"
 #include "json.hpp"
+#include "notebook.hpp"
 #include "presets.hpp"
 #include "settings.hpp"
 #include "stages.hpp"
@@ -259,6 +260,12 @@ class StagesToJs {
             data_ = val("data");
 };
 
+// The configuration read into doc: "" or the message. Not inlined: one copy of the reader.
+[[gnu::noinline]] std::string read_js(const val& config, Value& doc) {
+  Reader reader;
+  return reader.read(config, 0, doc) ? std::string() : reader.message();
+}
+
 // {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
 // preset: name}; the preset's configuration lies under `config`, its stages are the default.
 // Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
@@ -334,6 +341,17 @@ val run(const val& config, const val& options) {
   return result;
 }
 
+// {text: the .ipynb of the configuration} or {error}.
+val notebook(const val& config) {
+  val result = new_object();
+  Value doc;
+  std::string error = read_js(config, doc);
+  const ca::ParsedConfig parsed = error.empty() ? ca::read_config(doc) : ca::ParsedConfig{};
+  if (error.empty()) error = parsed.error;
+  if (error.empty()) return result.set("text", ca::notebook(parsed.config)), result;
+  return result.set("error", error), result;
+}
+
 val stage_ids() {
   val ids = val::array();
   const std::vector<std::string>& all = ca::all_stage_ids();
@@ -400,6 +418,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
+  emscripten::function("notebook", &notebook);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);

@@ -219,6 +219,12 @@ function wrap(m) {
       if (r.error !== undefined) throw new Error(r.error); // an own key: r has no prototype
       return ordinary(r);
     },
+    // The configuration as a Jupyter notebook (.ipynb text): every stage a cell that prints it.
+    notebook: function (config) {
+      var r = m.notebook(plainCopy(config === undefined ? {} : config, m, reader));
+      if (r.error !== undefined) throw new Error(r.error);
+      return r.text;
+    },
     heapInUse: function () {
       return m.heapInUse();
     },
