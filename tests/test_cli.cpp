@@ -101,13 +101,34 @@ TEST_CASE("stage selection keeps the order asked for", "[cli]") {
 TEST_CASE("csv and markdown output", "[cli]") {
   const Result csv = cli("--format csv --stage row_sums --stage context_vecs");
   REQUIRE(csv.code == 0);
-  CHECK(csv.out.rfind("stage,batch,row,col,value\nrow_sums,,0,0,0.19212602\n", 0) == 0);
-  CHECK(csv.out.find("context_vecs,1,5,1,") != std::string::npos);
+  CHECK(csv.out.rfind("stage,batch,head,row,col,value\nrow_sums,,,0,0,0.19212602\n", 0) == 0);
+  CHECK(csv.out.find("context_vecs,1,,5,1,") != std::string::npos);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 + 24);
   const Result md = cli("--format markdown --stage masked");
   REQUIRE(md.code == 0);
   CHECK(md.out.find("|   | Your | journey | starts | with | one | step |") != std::string::npos);
   CHECK(md.out.find("| **Your** | 0.2899 | −∞ | −∞ | −∞ | −∞ | −∞ |") != std::string::npos);
+}
+
+TEST_CASE("4-D stages: every (batch, head) slice, in CSV and Markdown", "[cli]") {
+  // The book's batch stacks the same six tokens twice, so batch 1's heads repeat batch 0's.
+  const char* last_row = "| **step** | 0.1625 | 0.1667 | 0.1666 | 0.1691 | 0.1650 | 0.1702 |";
+  const Result md = cli("--format markdown --stage mha.attn_weights");
+  REQUIRE(md.code == 0);
+  const std::size_t h00 = md.out.find("batch[0], head[0]"), h01 = md.out.find("batch[0], head[1]"),
+                    h10 = md.out.find("batch[1], head[0]"), h11 = md.out.find("batch[1], head[1]");
+  REQUIRE(h00 < h01);
+  REQUIRE(h01 < h10);
+  REQUIRE(h10 < h11);
+  REQUIRE(h11 != std::string::npos);
+  CHECK(md.out.find(last_row, h01) < h10);
+  CHECK(md.out.find(last_row, h11) != std::string::npos);
+  CHECK(md.out.find(last_row, h00) == md.out.find(last_row, h01));  // head 0 differs
+  const Result csv = cli("--format csv --stage mha.attn_weights");
+  REQUIRE(csv.code == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 2 * 2 * 6 * 6);
+  CHECK_THAT(csv.out, Catch::EndsWith("\nmha.attn_weights,1,1,5,5,0.1702151\n"));
+  CHECK_THAT(csv.out, Catch::Contains("\nmha.attn_weights,0,1,5,5,0.1702151\n"));
 }
 
 TEST_CASE("config from stdin, flags override it, mkl path", "[cli]") {
@@ -120,8 +141,8 @@ TEST_CASE("config from stdin, flags override it, mkl path", "[cli]") {
         std::string::npos);
 }
 
-TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on stdout", "[cli]") {
-  const std::pair<std::string, std::string> cases[] = {
+TEST_CASE("bad flags: one line on stderr naming the problem, exit 2, nothing on stdout", "[cli]") {
+  const auto [args, message] = GENERATE(table<std::string, std::string>({
       {"--d-out 0", "\"d_out\" must be an integer between 1 and 1024 (got 0)"},
       {"--dropout 1.5", "\"dropout\" must be between 0 and 1 (got 1.5)"},
       {"--dropout abc", "--dropout expects a number (got \"abc\")"},
@@ -134,17 +155,18 @@ TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on 
       {"--bogus", "--bogus"},
       {"--config /nonexistent.json", "cannot read config file /nonexistent.json: no such file"},
       {"--context-length 4", "6 tokens exceed CausalAttention's context_length 4"},
-  };
-  for (const auto& [args, message] : cases) {
-    INFO(args);
-    const Result r = cli(args);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.rfind("causal-attention: ", 0) == 0);
-    CHECK(r.err.find(message) != std::string::npos);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
-  const std::pair<std::string, std::string> configs[] = {
+  }));
+  INFO(args);
+  const Result r = cli(args);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("causal-attention: ", 0) == 0);
+  CHECK_THAT(r.err, Catch::Contains(message));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("bad configurations: exit 2 and the reason, nothing on stdout", "[cli]") {
+  const auto [json, message] = GENERATE(table<std::string, std::string>({
       {R"({"inputs": [[1, 2], [3]]})", "ragged"},
       {R"({"inputs": []})", "\"inputs\" is empty"},
       {R"({"inputs": [["a"]]})", "must be a finite number"},
@@ -152,30 +174,27 @@ TEST_CASE("bad input: one line on stderr naming the problem, exit 2, nothing on 
       {R"({"inputs": {"randn": [100000, 3]}})", "between 1 and 1024"},
       {R"({"wat": 1})", "unknown configuration key \"wat\""},
       {"not json", "invalid JSON at offset 0"},
-  };
-  for (const auto& [json, message] : configs) {
-    INFO(json);
-    const Result r = cli("--config -", json);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.find(message) != std::string::npos);
-  }
+  }));
+  INFO(json);
+  const Result r = cli("--config -", json);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains(message));
 }
 
 TEST_CASE("non-finite numbers are refused, not looped on", "[cli][hostile]") {
-  const std::pair<Result, std::string> cases[] = {
-      {cli("--config -", R"({"dropout":1e400})"), R"("dropout" must be between 0 and 1 (got inf))"},
-      {cli("--dropout 1e400"), R"("dropout" must be between 0 and 1 (got inf))"},
-      {cli("--class-dropout -1e400"), R"("class_dropout" must be between 0 and 1 (got -inf))"},
-      {cli("--config -", R"({"class_dropout":-1e999, "dropout": 0})"),
+  const auto [args, stdin_text, message] = GENERATE(table<std::string, std::string, std::string>({
+      {"--config -", R"({"dropout":1e400})", R"("dropout" must be between 0 and 1 (got inf))"},
+      {"--dropout 1e400", "", R"("dropout" must be between 0 and 1 (got inf))"},
+      {"--class-dropout -1e400", "", R"("class_dropout" must be between 0 and 1 (got -inf))"},
+      {"--config -", R"({"class_dropout":-1e999, "dropout": 0})",
        R"("class_dropout" must be between 0 and 1 (got -inf))"},
-  };
-  for (const auto& [r, message] : cases) {
-    INFO(message);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err == "causal-attention: " + message + "\n");
-  }
+  }));
+  INFO(args << " " << stdin_text);
+  const Result r = cli(args, stdin_text);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "causal-attention: " + message + "\n");
 }
 
 TEST_CASE("control characters in keys and stage ids are escaped: one line", "[cli][hostile]") {

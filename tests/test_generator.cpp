@@ -1,10 +1,11 @@
 // The generator against PyTorch's own outputs (tests/golden/rng.json): every value bit for bit.
+#include <array>
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cstring>
 #include <random>
 
-#include "avx2_math.hpp"
+#include "fma.hpp"
 #include "generator.hpp"
 #include "nn.hpp"
 #include "support.hpp"
@@ -76,26 +77,27 @@ TEST_CASE("MKL dropout path reproduces the Linux table of the book's readers",
   for (int i = 0; i < 36; ++i) CHECK(mask.data[i] == want[i]);
 }
 
+// torch.manual_seed(s); torch.rand(3), as bits, printed by PyTorch 1.13: seeds are taken mod
+// 2^32, negatives as two's complement.
+using Rand3 = std::array<std::uint32_t, 3>;
+constexpr Rand3 kRandSeed0 = {0x3efe1558, 0x3f44aa2f, 0x3db533a8};    // s = 0
+constexpr Rand3 kRandSeedMax = {0x3f7e69a3, 0x3f124122, 0x3f11ec0c};  // s = 2^32 - 1
+
 TEST_CASE("manual_seed takes seeds like torch.manual_seed", "[generator]") {
-  // torch.manual_seed(s); torch.rand(3), as bits, printed by PyTorch 1.13: seeds are taken mod
-  // 2^32, negatives as two's complement.
-  const std::uint32_t zero[3] = {0x3efe1558, 0x3f44aa2f, 0x3db533a8};  // s = 0
-  const std::uint32_t ones[3] = {0x3f7e69a3, 0x3f124122, 0x3f11ec0c};  // s = 2^32 - 1
-  const std::pair<std::uint64_t, const std::uint32_t*> cases[] = {
-      {0, zero},           {std::uint64_t{1} << 32, zero}, {ca::seed_from_int(INT64_MIN), zero},
-      {0xFFFFFFFFu, ones}, {ca::seed_from_int(-1), ones},  {~std::uint64_t{0}, ones}};
-  for (const auto& [seed, want] : cases) {
-    INFO("seed " << seed);
-    ca::Generator gen;
-    gen.manual_seed(seed);
-    ca::Tensor t({3});
-    ca::uniform_(t, 0.0, 1.0, gen);
-    for (int i = 0; i < 3; ++i) {
-      std::uint32_t bits;
-      std::memcpy(&bits, &t.data[i], 4);
-      CHECK(bits == want[i]);
-    }
-  }
+  const auto [seed, want] = GENERATE(table<std::uint64_t, Rand3>({
+      {0, kRandSeed0},
+      {std::uint64_t{1} << 32, kRandSeed0},
+      {ca::seed_from_int(INT64_MIN), kRandSeed0},
+      {0xFFFFFFFFu, kRandSeedMax},
+      {ca::seed_from_int(-1), kRandSeedMax},
+      {~std::uint64_t{0}, kRandSeedMax},
+  }));
+  INFO("seed " << seed);
+  ca::Generator gen;
+  gen.manual_seed(seed);
+  ca::Tensor t({3});
+  ca::uniform_(t, 0.0, 1.0, gen);
+  for (int i = 0; i < 3; ++i) CHECK_THAT(t.data[i], test::BitEqual(ca::detail::from_bits(want[i])));
 }
 
 TEST_CASE("the lazy Mt19937 draws std::mt19937's sequence", "[generator]") {
@@ -115,15 +117,15 @@ TEST_CASE("the lazy Mt19937 draws std::mt19937's sequence", "[generator]") {
   CHECK(differ == 0);
 }
 
-TEST_CASE("avx2::fma rounds once as std::fma does", "[generator]") {
+TEST_CASE("ca::fma rounds once as std::fma does", "[generator]") {
   // Where rounding the double sum to float would be wrong: a * b + c is just below the
   // halfway point between c = 1 + 2^-23 and the next float, the double sum lands on it, and
   // ties to even would round up. Also a sum below float's normal range.
   const float c = 1.0f + 0x1p-23f, a = (1.0f - 0x1p-18f) * 0x1p-24f, b = 1.0f + 0x1p-18f;
   REQUIRE(static_cast<float>(double(a) * double(b) + double(c)) != std::fma(a, b, c));
-  CHECK(ca::avx2::fma(a, b, c) == std::fma(a, b, c));
-  CHECK(ca::avx2::fma(-a, b, -c) == std::fma(-a, b, -c));
-  CHECK(ca::avx2::fma(0x1p-70f, 0x1p-70f, 0x1p-130f) == std::fma(0x1p-70f, 0x1p-70f, 0x1p-130f));
+  CHECK(ca::fma(a, b, c) == std::fma(a, b, c));
+  CHECK(ca::fma(-a, b, -c) == std::fma(-a, b, -c));
+  CHECK(ca::fma(0x1p-70f, 0x1p-70f, 0x1p-130f) == std::fma(0x1p-70f, 0x1p-70f, 0x1p-130f));
   // 10^7 triples: random bits over every exponent, and the uniform_ draws of nn.Linear.
   std::mt19937 rng(42);
   const auto any = [&] {
@@ -143,9 +145,9 @@ TEST_CASE("avx2::fma rounds once as std::fma does", "[generator]") {
           (1.0f + static_cast<float>(rng() % 1000));
       y = -2.0f * z;
     }
-    if (!test::bits_equal(ca::avx2::fma(x, y, z), std::fma(x, y, z)) && differ++ == 0) {
+    if (!test::bits_equal(ca::fma(x, y, z), std::fma(x, y, z)) && differ++ == 0) {
       INFO("fma(" << test::show(x) << ", " << test::show(y) << ", " << test::show(z) << ")");
-      CHECK_THAT(ca::avx2::fma(x, y, z), test::BitEqual(std::fma(x, y, z)));
+      CHECK_THAT(ca::fma(x, y, z), test::BitEqual(std::fma(x, y, z)));
     }
   }
   CHECK(differ == 0);

@@ -55,18 +55,21 @@ void json_out(std::ostream& out, const Walkthrough& w, const std::vector<const S
   out << "\n]}\n";
 }
 
-// Tidy CSV: one row per value, with its coordinates (batch empty for 1-D and 2-D stages).
+// Tidy CSV: one row per value, with its coordinates (batch empty for 1-D and 2-D stages, head
+// empty below 4-D).
 void csv(std::ostream& out, const std::vector<const Stage*>& stages) {
-  out << "stage,batch,row,col,value\n";
+  out << "stage,batch,head,row,col,value\n";
   std::string line;
   for (const Stage* st : stages) {
     const Tensor& t = st->tensor;
-    const int cols = t.cols(), rows = t.rows();
+    const int cols = t.cols(), rows = t.rows(), heads = t.dim() == 4 ? t.shape[1] : 1;
     for (std::size_t i = 0; i < t.numel(); ++i) {
-      const std::size_t r = i / cols;
+      const std::size_t r = i / cols, slice = r / rows;
       line = st->id();
       line += ',';
-      if (t.dim() == 3) line += decimal(r / rows);
+      if (t.dim() >= 3) line += decimal(slice / heads);
+      line += ',';
+      if (t.dim() == 4) line += decimal(slice % heads);
       line += ',';
       line += decimal(r % rows);
       line += ',';
@@ -95,10 +98,13 @@ void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const S
       out << "`" << st->code << "`\n";
     else  // a loop: an inline code span would join its lines
       out << "```python\n" << st->code << "\n```\n";
-    const int batches = t.dim() == 3 ? t.shape[0] : 1;
+    // One table per (rows, cols) slice: 3-D stages per batch element, 4-D per (batch, head).
+    const int heads = t.dim() == 4 ? t.shape[1] : 1;
+    const int slices = t.dim() >= 3 ? static_cast<int>(t.numel() / (std::size_t(rows) * cols)) : 1;
     std::string line;
-    for (int b = 0; b < batches; ++b) {
-      if (batches > 1) out << "\nbatch[" << b << "]\n";
+    for (int b = 0; b < slices; ++b) {
+      if (t.dim() == 3) out << "\nbatch[" << b << "]\n";
+      if (t.dim() == 4) out << "\nbatch[" << b / heads << "], head[" << b % heads << "]\n";
       line = "\n|   |";
       for (int j = 0; j < cols; ++j) line += " " + label(info.cols, j) + " |";
       out << line << "\n|---|";

@@ -27,8 +27,8 @@ void row_sums(MatrixMap sums, const MatrixIn& a);
 void divide_rows(MatrixMap out, const MatrixIn& a, const MatrixIn& sums);
 
 // Pass 4: weights (T, T) = softmax(scores / divisor, dim=-1), in PyTorch's order:
-// the division as its own float32 op, then max, exp(x - max) with SLEEF's exp (avx2::exp), the
-// sum in reduce_all's lanes (reduce::vec_sum), times 1 / sum.
+// the division as its own float32 op, then max, exp(x - max) with SLEEF's exp (sleef::expf_u10),
+// the sum in reduce_all's lanes (reduce::vec_sum), times 1 / sum.
 void softmax_forward(MatrixMap weights, const MatrixIn& scores, float divisor);
 
 // Pass 5: context (T, d) = weights (T, T) @ values (T, d).

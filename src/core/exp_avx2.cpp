@@ -1,7 +1,7 @@
 // exp over a row, 8 at a time, as PyTorch's AVX2 build computes it: Sleef_expf8_u10, SLEEF
-// 3.5's xexpf with its AVX2 helpers (the same steps as avx2::exp, whose fused multiply-adds
+// 3.5's xexpf with its AVX2 helpers (the same steps as sleef::expf_u10, whose fused multiply-adds
 // are the _mm256_fmadd_ps here). Built with -mavx2 -mfma; called only when the CPU has both and
-// the self-check in kernels.cpp agreed with avx2::exp.
+// the self-check in kernels.cpp agreed with sleef::expf_u10.
 #include <immintrin.h>
 
 #include "kernels_isa.hpp"

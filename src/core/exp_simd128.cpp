@@ -1,18 +1,18 @@
-// exp over a row, 4 at a time in WebAssembly SIMD128, with the bits of avx2::exp (SLEEF's
+// exp over a row, 4 at a time in WebAssembly SIMD128, with the bits of sleef::expf_u10 (SLEEF's
 // expf8_u10 lane): the same steps, each fused multiply-add in double on two f64x2 halves (the
-// product is exact; see avx2::exp). A group of 4 where one sum lands halfway between two
-// floats or among subnormals is computed again by avx2::exp, lane by lane.
+// product is exact; see sleef::expf_u10). A group of 4 where one sum lands halfway between two
+// floats or among subnormals is computed again by sleef::expf_u10, lane by lane.
 #include <wasm_simd128.h>
 
-#include "avx2_math.hpp"
 #include "kernels_isa.hpp"
+#include "sleef.hpp"
 
 namespace ca::kernels {
 
 namespace {
 
 // a * b + c rounded once, for 4 floats; `rare` collects the lanes where that is not certain
-// (the tests of avx2_math.cpp's FastFma).
+// (the tests of fma.hpp's FastFma).
 inline v128_t fma4(v128_t a, v128_t b, v128_t c, v128_t& rare) {
   const auto half = [](v128_t x) { return wasm_i32x4_shuffle(x, x, 2, 3, 0, 1); };
   const v128_t lo = wasm_f64x2_add(
@@ -71,10 +71,10 @@ void exp_shifted_simd128(float* w, int n, float max) {
     if (!wasm_v128_any_true(rare)) {
       wasm_v128_store(w + j, y);
     } else {
-      for (int k = 0; k < 4; ++k) w[j + k] = avx2::exp(w[j + k] - max);
+      for (int k = 0; k < 4; ++k) w[j + k] = sleef::expf_u10(w[j + k] - max);
     }
   }
-  for (; j < n; ++j) w[j] = avx2::exp(w[j] - max);
+  for (; j < n; ++j) w[j] = sleef::expf_u10(w[j] - max);
 }
 
 }  // namespace ca::kernels

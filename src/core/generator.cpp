@@ -3,7 +3,8 @@
 
 #include <cmath>
 
-#include "avx2_math.hpp"
+#include "cephes.hpp"
+#include "fma.hpp"
 
 namespace ca {
 namespace {
@@ -15,7 +16,7 @@ constexpr double kPi = 3.14159265358979323846;
 // into one fused multiply-add, so nn.Linear's weights are bit-exact only with fma.
 float uniform_float(Generator& gen, float from, float to) {
   const float x = static_cast<float>(gen.random() & 0xFFFFFFu) * (1.0f / 16777216.0f);
-  return avx2::fma(x, to - from, from);
+  return ca::fma(x, to - from, from);
 }
 
 // at::uniform_real_distribution<double>: 53 random bits of one 64-bit output.
@@ -30,9 +31,9 @@ void normal_fill_16(float* data) {
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - data[j];  // [0, 1) -> (0, 1] for the log
     const float u2 = data[j + 8];
-    const float radius = std::sqrt(-2.0f * avx2::log(u1));
+    const float radius = std::sqrt(-2.0f * cephes::logf(u1));
     float sin_theta, cos_theta;
-    avx2::sincos(two_pi * u2, sin_theta, cos_theta);
+    cephes::sincosf(two_pi * u2, sin_theta, cos_theta);
     data[j] = radius * cos_theta;
     data[j + 8] = radius * sin_theta;
   }

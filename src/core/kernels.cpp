@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "avx2_math.hpp"
 #include "kernels_isa.hpp"
+#include "sleef.hpp"
 
 namespace ca::kernels {
 
@@ -145,7 +145,7 @@ ExpShifted vector_exp() {
   return nullptr;
 }
 
-// It is used where it agrees with the scalar port (avx2::exp) on a sweep of the softmax's
+// It is used where it agrees with the scalar port (sleef::expf_u10) on a sweep of the softmax's
 // range and the edge cases. WebAssembly's float operations have one result on every engine
 // (no contraction, nothing relaxed): there it was checked once, on all 2^32 inputs.
 bool fast_exp_works() {
@@ -162,7 +162,7 @@ bool fast_exp_works() {
   std::vector<float> y = x;
   vector(y.data(), int(y.size()), 0.0f);
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const float want = avx2::exp(x[i]);
+    const float want = sleef::expf_u10(x[i]);
     if (!(want == y[i] || (want != want && y[i] != y[i]))) return false;
   }
   return true;
@@ -183,7 +183,7 @@ bool set_fast_exp(bool on) {
 void exp_shifted(float* w, int n, float max) {
   static const ExpShifted vector = vector_exp();
   if (g_fast_exp) return vector(w, n, max);
-  for (int j = 0; j < n; ++j) w[j] = avx2::exp(w[j] - max);
+  for (int j = 0; j < n; ++j) w[j] = sleef::expf_u10(w[j] - max);
 }
 
 }  // namespace ca::kernels

@@ -36,9 +36,9 @@ void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b
                     int ldc, Tri tri = Tri::Full);
 
 // w[j] = exp(w[j] - max) for j < n, the softmax's exponentials, with the bits of PyTorch's
-// (SLEEF's expf, avx2_math.hpp). On CPUs with AVX2 and FMA 8 at a time (exp_avx2.cpp), in
+// (SLEEF's expf, sleef.hpp). On CPUs with AVX2 and FMA 8 at a time (exp_avx2.cpp), in
 // WASM SIMD128 4 at a time (exp_simd128.cpp), used only after a self-check against the scalar
-// port; otherwise avx2::exp one by one.
+// port; otherwise sleef::expf_u10 one by one.
 void exp_shifted(float* w, int n, float max);
 // Whether exp_shifted is vectorised; set_fast_exp(false) forces the scalar loop (tests,
 // benchmarks). Returns whether the vectorised path is now on.

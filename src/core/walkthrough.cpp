@@ -6,9 +6,9 @@
 #include <string_view>
 
 #include "attention.hpp"
-#include "avx2_math.hpp"
 #include "nn.hpp"
 #include "reduce.hpp"
+#include "sleef.hpp"
 #include "stage_code.hpp"
 #include "stages.hpp"
 #include "text.hpp"
@@ -120,7 +120,7 @@ void simple_part(Builder& out, const Tensor& inputs, int q) {
   for (float& v : tmp.data) v /= total;
   out.add("simple.attn_weights_q_tmp", std::move(tmp));
   Tensor naive = attn_scores_q;  // exp / sum(exp), no max subtracted, as the book writes it
-  for (float& v : naive.data) v = avx2::exp(v);  // torch.exp: SLEEF's, as softmax's
+  for (float& v : naive.data) v = sleef::expf_u10(v);  // torch.exp: SLEEF's, as softmax's
   const float exp_total = torch_sum(naive);
   for (float& v : naive.data) v /= exp_total;
   out.add("simple.attn_weights_q_naive", std::move(naive));

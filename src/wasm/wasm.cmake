@@ -30,6 +30,8 @@ target_link_options(causal-attention-module PRIVATE
   -sWASM_ASYNC_COMPILATION=0    # compiled at once: the async compile's reply waited behind the
                                 # page's first layout (~50 ms of its load); lazy tiers keep it fast
   -sTEXTDECODER=2               # every browser with DecompressionStream has TextDecoder
+  -sNODEJS_CATCH_EXIT=0         # a library: Node's uncaughtException and unhandledRejection
+  -sNODEJS_CATCH_REJECTION=0    # stay the host's (the core never calls exit())
   -sASSERTIONS=0)
 
 # bench/compare.sh's module: the page's bindings plus the bench entry (benchSetup, benchRun),

@@ -390,3 +390,20 @@ test('a lone surrogate is named, never paired with its neighbour', async () => {
   }
   assert.equal(api.run({ tokens: tokens('\ud83d\ude80a') }).config.tokens[0], '🚀a');
 });
+
+// A library must not take over the process: Emscripten's defaults install handlers that turn
+// every uncaught exception into its own rethrow and every unhandled rejection into a crash.
+test("loading the module leaves Node's process handlers as they were", () => {
+  const { spawnSync } = require('child_process');
+  const { web } = require('./support');
+  const script = `
+    const before = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+    require(${JSON.stringify(require('path').join(web, 'causal-attention.js'))}).load().then((api) => {
+      api.run({});
+      const after = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+      process.stdout.write(JSON.stringify({ before, after }));
+    });`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { before: [0, 0], after: [0, 0] });
+});

@@ -15,22 +15,6 @@ const tokens = (text) =>
     .replace(/^tensor\(|\)$/g, '')
     .split(/[[\],\s]+/)
     .filter((t) => t && t !== '...');
-// The flat indices print() shows: all, or the 3 edge items per dimension above 1000 values.
-function shown(shape) {
-  if (!shape.length) return [0]; // a 0-D tensor: its one value
-  const n = shape.reduce((a, b) => a * b, 1),
-    out = [];
-  (function walk(off, d) {
-    const stride = shape.slice(d + 1).reduce((a, b) => a * b, 1);
-    for (let i = 0; i < shape[d]; i++) {
-      if (n > 1000 && shape[d] > 6 && i === 3) i = shape[d] - 3;
-      if (d < shape.length - 1) walk(off + i * stride, d + 1);
-      else out.push(off + i);
-    }
-  })(0, 0);
-  return out;
-}
-
 // A format golden's values: written out, or torch.randn(shape) after torch.manual_seed(c.randn),
 // which the core rebuilds bit for bit as the inputs {"randn": [numel / last, last], "seed"}.
 function values(api, c) {
@@ -51,7 +35,7 @@ test('torchFormat prints like print() on the format goldens (int, sci, nan, -0, 
     const st = { shape: c.shape, data: values(api, c) };
     const f = CA.render.torchFormat(st);
     assert.deepEqual(
-      shown(c.shape).map((k) => f(st.data[k])),
+      CA.render.shownIndices(c.shape).map((k) => f(st.data[k])),
       tokens(c.str),
       c.name,
     );
@@ -84,7 +68,7 @@ test("torchFormat equals the CLI's torch format on every stage of every golden c
       const f = CA.render.torchFormat(st),
         want = tokens(printed[n].text.trim());
       assert.deepEqual(
-        shown(st.shape).map((k) => f(st.data[k])),
+        CA.render.shownIndices(st.shape).map((k) => f(st.data[k])),
         want,
         `${g.name}: ${st.id}`,
       );

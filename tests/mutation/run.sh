@@ -25,7 +25,7 @@ mutations=(
   "softmax divides by the sum (/= sum) instead of multiplying by 1/sum|src/core/attention.cpp|1\.0f / (reduce::vec_sum\(w, n, width\));\n(.*)w\[j\] \*= inverse;|\1;\n\2w[j] /= inverse;"
   "softmax adds its exponentials in order, not in reduce_all's 8 lanes|src/core/reduce.cpp|if \(width < 8\) \{|if (true) {"
   "row sums and tensor.sum() take the 4-accumulator path at any length, not SumKernel's 8 lanes|src/core/reduce.cpp|if \(n >= 8\) \{|if (false) {"
-  "exp is libm's, not SLEEF's (the vectorised exp then fails its self-check)|src/core/avx2_math.cpp|float exp\(float x\) \{\n|float exp(float x) {\n  return std::exp(x);\n"
+  "exp is libm's, not SLEEF's (the vectorised exp then fails its self-check)|src/core/sleef.cpp|float expf_u10\(float x\) \{\n|float expf_u10(float x) {\n  return std::exp(x);\n"
   "scores are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|= scores\.row\(i\) / divisor;|= scores.row(i) * (1.0f / divisor);"
   "dropout compares its double draws with p in float32 (draws within 2^-25 of p change)|src/core/generator.cpp|v = uniform_double\(gen\) < p \?|v = static_cast<float>(uniform_double(gen)) < static_cast<float>(p) ?"
 )

@@ -16,34 +16,40 @@ function printf(x, p, sci) {
     s = t.slice(0, k) + (sci ? s.slice(s.indexOf('e')) : '');
   return (x < 0 || Object.is(x, -0) ? '-' : '') + s.replace(/e([-+])(\d)$/, 'e$10$2');
 }
+/** The flat indices of the values print() shows for a tensor of this shape: all of them, or
+ *  the 3 edge items of every dimension longer than 6 above 1000 values (torch/_tensor_str.py's
+ *  summarising, edgeitems 3, threshold 1000). */
+export function shownIndices(shape) {
+  if (!shape.length) return [0]; // a 0-D tensor: its one value
+  var n = shape.reduce(function (a, b) {
+      return a * b;
+    }, 1),
+    out = [];
+  (function walk(off, d) {
+    var stride =
+      n /
+      shape.slice(0, d + 1).reduce(function (a, b) {
+        return a * b;
+      }, 1);
+    for (var i = 0; i < shape[d]; i++) {
+      if (n > 1000 && shape[d] > 6 && i === 3) i = shape[d] - 3;
+      if (d < shape.length - 1) walk(off + i * stride, d + 1);
+      else out.push(off + i);
+    }
+  })(0, 0);
+  return out;
+}
 /** Stage st's numbers as print() shows them (torch/_tensor_str.py, ported like the CLI's
- *  torch_format.cpp): one mode for the tensor, measured over what print() shows (3 edge items
- *  per dimension above 1000 values): integers as "2.", else 4 decimals, or %.4e when wide. */
+ *  torch_format.cpp): one mode for the tensor, measured over what print() shows
+ *  (shownIndices): integers as "2.", else 4 decimals, or %.4e when wide. */
 export function torchFormat(st) {
-  var shape = st.shape,
-    data = st.data,
-    vals = [],
+  var data = st.data,
     ints = true,
     min = Infinity,
     max = 0;
-  (function collect(off, d) {
-    for (
-      var n = shape[d],
-        stride =
-          data.length /
-          shape.slice(0, d + 1).reduce(function (a, b) {
-            return a * b;
-          }, 1),
-        i = 0;
-      i < n;
-      i++
-    ) {
-      if (data.length > 1000 && n > 6 && i === 3) i = n - 3;
-      if (d < shape.length - 1) collect(off + i * stride, d + 1);
-      else vals.push(data[off + i]);
-    }
-  })(0, 0);
-  if (!shape.length) vals = [data[0]]; // a 0-D tensor: its one value
+  var vals = shownIndices(st.shape).map(function (k) {
+    return data[k];
+  });
   vals.forEach(function (v) {
     if (!isFinite(v) || !v) return;
     min = Math.min(min, Math.abs(v));

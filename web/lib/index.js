@@ -7,7 +7,7 @@ import { budget } from './budget.js';
 import * as draw from './draw.js';
 import { define } from './element.js';
 import * as exportsOf from './export.js';
-import { torchFormat } from './format.js';
+import { shownIndices, torchFormat } from './format.js';
 import { state as heatmapState } from './heatmap.js';
 import * as hash from '../hash.js';
 import * as json from './json.js';
@@ -22,7 +22,7 @@ var ns = {
   hash: { parse: hash.parse, stringify: hash.stringify },
   budget: budget,
   nonFinite: nonFinite,
-  render: { torchFormat: torchFormat },
+  render: { torchFormat: torchFormat, shownIndices: shownIndices },
   heatmap: { state: heatmapState },
   draw: { figure: draw.figure, bind: draw.bind },
   exports: {
