@@ -16,7 +16,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, web } = require('../tests/js/browser');
 
-const SIZE_BUDGET = 109700 /* ~109.5 KB: issue 19 (+584 web, +1,687 core hardening), row 14 (+131), issue 18 registries (+523: the explanations per section and the export registry, whose context properties terser cannot rename); 72 KB target not met */,
+const SIZE_BUDGET = 112800 /* ~112.6 KB: issue 19 (+584 web, +1,687 core hardening), row 14 (+131), issue 18 registries (+523: the explanations per section and the export registry, whose context properties terser cannot rename), issue 20 (+3,018: the notebook export in the core, the book's names); 72 KB target not met */,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, randn: 50 };
 const LOADS = 10,

@@ -10,85 +10,97 @@
 namespace ca {
 namespace {
 
-// The book's classes (rasbt/LLMs-from-scratch, ch03.ipynb), built from the lines they share;
-// `scaled` as the stage table's {scaled}: without `scale` the softmax takes the raw scores.
-std::string classes(const std::string& scaled) {
-  const std::string linears =
-      "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)\n"
-      "        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)\n"
-      "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)\n";
-  const std::string mask =
-      "        self.register_buffer('mask', torch.triu(torch.ones(context_length, "
-      "context_length), diagonal=1))\n";
-  const std::string project =
-      "        keys = self.W_key(x)\n"
-      "        queries = self.W_query(x)\n"
-      "        values = self.W_value(x)\n";
-  const std::string forward =
-      "    def forward(self, x):\n        b, num_tokens, d_in = x.shape\n" + project;
-  const std::string softmax =
-      "        attn_weights = torch.softmax(attn_scores" + scaled + ", dim=-1)\n";
-  const std::string init = "        super().__init__()\n";
-  const std::string heads =
-      "(nn.Module):\n    def __init__(self, d_in, d_out, context_length, "
-      "dropout, num_heads, qkv_bias=False):\n" +
-      init;
-  return "import torch\nimport torch.nn as nn\n\n\n"
-         "class SelfAttention_v1(nn.Module):\n    def __init__(self, d_in, d_out):\n" +
-         init +
-         "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))\n"
-         "        self.W_key = nn.Parameter(torch.rand(d_in, d_out))\n"
-         "        self.W_value = nn.Parameter(torch.rand(d_in, d_out))\n\n"
-         "    def forward(self, x):\n        keys = x @ self.W_key\n"
-         "        queries = x @ self.W_query\n        values = x @ self.W_value\n"
-         "        attn_scores = queries @ keys.T  # omega\n" +
-         softmax +
-         "        context_vec = attn_weights @ values\n        return context_vec\n\n\n"
-         "class SelfAttention_v2(nn.Module):\n"
-         "    def __init__(self, d_in, d_out, qkv_bias=False):\n" +
-         init + linears + "\n" + "    def forward(self, x):\n" + project +
-         "        attn_scores = queries @ keys.T\n" + softmax +
-         "        context_vec = attn_weights @ values\n        return context_vec\n\n\n"
-         "class CausalAttention(nn.Module):\n"
-         "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):\n" +
-         init + "        self.d_out = d_out\n" + linears +
-         "        self.dropout = nn.Dropout(dropout)\n" + mask + "\n" + forward +
-         "        attn_scores = queries @ keys.transpose(1, 2)\n"
-         "        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], "
-         "-torch.inf)\n" +
-         softmax +
-         "        attn_weights = self.dropout(attn_weights)\n"
-         "        context_vec = attn_weights @ values\n        return context_vec\n\n\n"
-         "class MultiHeadAttentionWrapper" +
-         heads +
-         "        self.heads = nn.ModuleList(\n"
-         "            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)\n"
-         "             for _ in range(num_heads)]\n        )\n\n"
-         "    def forward(self, x):\n"
-         "        return torch.cat([head(x) for head in self.heads], dim=-1)\n\n\n"
-         "class MultiHeadAttention" +
-         heads +
-         "        assert (d_out % num_heads == 0), \"d_out must be divisible by num_heads\"\n"
-         "        self.d_out = d_out\n        self.num_heads = num_heads\n"
-         "        self.head_dim = d_out // num_heads\n" +
-         linears +
-         "        self.out_proj = nn.Linear(d_out, d_out)\n"
-         "        self.dropout = nn.Dropout(dropout)\n" +
-         mask + "\n" + forward +
-         "        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)\n"
-         "        values = values.view(b, num_tokens, self.num_heads, self.head_dim)\n"
-         "        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)\n"
-         "        keys = keys.transpose(1, 2)\n        queries = queries.transpose(1, 2)\n"
-         "        values = values.transpose(1, 2)\n"
-         "        attn_scores = queries @ keys.transpose(2, 3)\n"
-         "        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]\n"
-         "        attn_scores.masked_fill_(mask_bool, -torch.inf)\n" +
-         softmax +
-         "        attn_weights = self.dropout(attn_weights)\n"
-         "        context_vec = (attn_weights @ values).transpose(1, 2)\n"
-         "        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)\n"
-         "        context_vec = self.out_proj(context_vec)\n        return context_vec\n\n\n"
-         "print('torch', torch.__version__, '| MKL:', torch.backends.mkl.is_available())";
+// The book's classes (rasbt/LLMs-from-scratch, ch03.ipynb). Bytes 1 to 7 stand for the lines
+// the classes share (kShared); {scaled} is the stage table's: without `scale` the softmax takes
+// the raw scores, as the core's does.
+constexpr const char* kShared[] = {
+    "        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)\n        self.W_key = "
+    "nn.Linear(d_in, d_out, bias=qkv_bias)\n        self.W_value = nn.Linear(d_in, d_out, "
+    "bias=qkv_bias)\n",
+    "        self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), "
+    "diagonal=1))\n",
+    "        keys = self.W_key(x)\n        queries = self.W_query(x)\n        values = "
+    "self.W_value(x)\n",
+    "        attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)\n",
+    "        context_vec = attn_weights @ values\n        return context_vec\n\n\n",
+    "(nn.Module):\n    def __init__(self, d_in, d_out, context_length, dropout, num_heads, "
+    "qkv_bias=False):\n        super().__init__()\n",
+    "    def forward(self, x):\n"};
+constexpr const char* kClasses =
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "class SelfAttention_v1(nn.Module):\n"
+    "    def __init__(self, d_in, d_out):\n"
+    "        super().__init__()\n"
+    "        self.W_query = nn.Parameter(torch.rand(d_in, d_out))\n"
+    "        self.W_key = nn.Parameter(torch.rand(d_in, d_out))\n"
+    "        self.W_value = nn.Parameter(torch.rand(d_in, d_out))\n"
+    "\n"
+    "\7        keys = x @ self.W_key\n"
+    "        queries = x @ self.W_query\n"
+    "        values = x @ self.W_value\n"
+    "        attn_scores = queries @ keys.T  # omega\n"
+    "\4\5class SelfAttention_v2(nn.Module):\n"
+    "    def __init__(self, d_in, d_out, qkv_bias=False):\n"
+    "        super().__init__()\n"
+    "\1\n"
+    "\7\3        attn_scores = queries @ keys.T\n"
+    "\4\5class CausalAttention(nn.Module):\n"
+    "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):\n"
+    "        super().__init__()\n"
+    "        self.d_out = d_out\n"
+    "\1        self.dropout = nn.Dropout(dropout)\n"
+    "\2\n"
+    "\7        b, num_tokens, d_in = x.shape\n"
+    "\3        attn_scores = queries @ keys.transpose(1, 2)\n"
+    "        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)\n"
+    "\4        attn_weights = self.dropout(attn_weights)\n"
+    "\5class MultiHeadAttentionWrapper\6        self.heads = nn.ModuleList(\n"
+    "            [CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)\n"
+    "             for _ in range(num_heads)]\n"
+    "        )\n"
+    "\n"
+    "\7        return torch.cat([head(x) for head in self.heads], dim=-1)\n"
+    "\n"
+    "\n"
+    "class MultiHeadAttention\6        assert (d_out % num_heads == 0), \"d_out must be divisible "
+    "by num_heads\"\n"
+    "        self.d_out = d_out\n"
+    "        self.num_heads = num_heads\n"
+    "        self.head_dim = d_out // num_heads\n"
+    "\1        self.out_proj = nn.Linear(d_out, d_out)\n"
+    "        self.dropout = nn.Dropout(dropout)\n"
+    "\2\n"
+    "\7        b, num_tokens, d_in = x.shape\n"
+    "\3        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)\n"
+    "        values = values.view(b, num_tokens, self.num_heads, self.head_dim)\n"
+    "        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)\n"
+    "        keys = keys.transpose(1, 2)\n"
+    "        queries = queries.transpose(1, 2)\n"
+    "        values = values.transpose(1, 2)\n"
+    "        attn_scores = queries @ keys.transpose(2, 3)\n"
+    "        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]\n"
+    "        attn_scores.masked_fill_(mask_bool, -torch.inf)\n"
+    "\4        attn_weights = self.dropout(attn_weights)\n"
+    "        context_vec = (attn_weights @ values).transpose(1, 2)\n"
+    "        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)\n"
+    "        context_vec = self.out_proj(context_vec)\n"
+    "        return context_vec\n"
+    "\n"
+    "\n"
+    "print('torch', torch.__version__, '| MKL:', torch.backends.mkl.is_available())";
+
+std::string classes() {
+  std::string s;
+  for (const char* c = kClasses; *c; ++c) {
+    if (*c < 8)
+      s += kShared[*c - 1];
+    else
+      s += *c;
+  }
+  return s;
 }
 
 // docs/numerics.md's table, for the reader whose dropout tables differ.
@@ -140,7 +152,7 @@ std::string notebook(const Config& config) {
       cell(false, std::string(kDropoutNote) + (c.rng == DropoutRng::Mkl
                                                    ? "This configuration shows MKL's tables."
                                                    : "This configuration shows the default's.")) +
-      "," + cell(true, classes(code.expand("{scaled}")));
+      "," + cell(true, code.expand(classes().c_str()));
   const char* section = "";
   for (const StageInfo& s : stage_table()) {
     if ((s.bias && !c.qkv_bias) || (s.part == Part::Mha && !mha)) continue;

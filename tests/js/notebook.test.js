@@ -7,7 +7,8 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { loadApi, cli, root } = require('./support');
+const fs = require('fs');
+const { loadApi, cli, root, web } = require('./support');
 const { browserSuite, settled } = require('./browser');
 
 const PYTHON = '/usr/bin/python3'; // Debian's, with python3-torch
@@ -163,9 +164,9 @@ for (const [name, config] of Object.entries(NOTEBOOKS)) {
     assert.match(nb.cells[1].source, /MKL/); // which dropout generator a reader's PyTorch takes
     // Run it: every printed tensor equals the module's, bit for bit.
     const file = path.join(require('os').tmpdir(), `ca-notebook-${process.pid}.ipynb`);
-    require('fs').writeFileSync(file, text);
+    fs.writeFileSync(file, text);
     const out = python([file]);
-    require('fs').rmSync(file);
+    fs.rmSync(file);
     assert.match(out.torch, /^1\.13/);
     assert.equal(out.stages.length, run.stages.length);
     out.stages.forEach((got, k) => {
@@ -208,5 +209,21 @@ test("a reader's Ctrl+F for the notebook's variables finds their tables on the p
     assert.match(text[id] || '', new RegExp(`\\b${name} = `), `${name} in ${id}`);
   // The loop shows on its own lines, as it is pasted into Python.
   assert.match(text['simple.attn_scores_q'], /\nfor i, x_i in enumerate\(inputs\):\n/);
+  await suite.done(w);
+});
+
+test("the Notebook button under a table saves chapter3.ipynb: api.notebook of the page's configuration", async () => {
+  const api = await loadApi();
+  const H = require(path.join(web, 'causal-attention.js')).hash; // web/hash.js, as it ships
+  const config = { query_token: 0, d_out: 4, num_heads: 2, qkv_bias: true };
+  const w = await suite.open('#' + H.stringify(config), { viewport: { width: 1440, height: 900 } });
+  const [download] = await Promise.all([
+    w.page.waitForEvent('download'),
+    w.page.locator('[data-stage="attn_weights_causal"] button[data-export=ipynb]').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'chapter3.ipynb');
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  assert.equal(text, api.notebook(config));
+  assert.match(text, /attn_score_11 = query_1\.dot\(keys_1\)/);
   await suite.done(w);
 });
