@@ -18,7 +18,7 @@ cmake --build "$out/wasm" -j"$jobs"
 # The page: web/ is written for readers, build/web gets it minified, with the module.
 rm -rf "$out/web"
 node src/wasm/pack.js --page web "$out/web"
-cp "$out/wasm/causal-attention.js" "$out/web/"
+cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-later.js" "$out/web/"
 
 # The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,
 # README, LICENSE and a package.json without the dev tools. Pack it with

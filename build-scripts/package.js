@@ -2,7 +2,9 @@
 //
 //   causal-attention.js          the module as the page ships it: a classic script (a <script>
 //                                from node_modules or a CDN) that is also CommonJS (require)
-//   causal-attention.mjs         the same code as an ES module with the named exports of the
+//   causal-attention-later.js    what the widget loads after its first table (explanations,
+//                                the PNG and SVG exports: web/lib/lazy.js), beside it
+//   causal-attention.mjs         the same code (both files) as an ES module with the named exports of the
 //                                .d.ts, for `import` (Node) and for bundlers ("browser"): without
 //                                Emscripten's Node branch, whose require("fs") and require("path")
 //                                no bundler resolves for a browser and whose __dirname Node's ESM
@@ -18,7 +20,9 @@ const path = require('path');
 
 const [moduleJs, out] = process.argv.slice(2);
 const root = path.resolve(__dirname, '..');
-const code = fs.readFileSync(moduleJs, 'utf8');
+const code = fs.readFileSync(moduleJs, 'utf8'),
+  laterJs = path.join(path.dirname(moduleJs), 'causal-attention-later.js'),
+  later = fs.readFileSync(laterJs, 'utf8');
 
 // The named exports the .d.ts declares as values.
 const NAMES = ['load', 'json'];
@@ -50,9 +54,11 @@ const exportsOf = (from) => NAMES.map((n) => `export const ${n} = ${from}.${n};`
 
 fs.mkdirSync(out, { recursive: true });
 fs.writeFileSync(path.join(out, 'causal-attention.js'), code);
+fs.copyFileSync(laterJs, path.join(out, 'causal-attention-later.js'));
+// An ES module has no script URL to load a file beside it from: the later code is inside.
 fs.writeFileSync(
   path.join(out, 'causal-attention.mjs'),
-  browser + '\n' + exportsOf('globalThis.CausalAttention'),
+  browser + '\n' + later + exportsOf('globalThis.CausalAttention'),
 );
 fs.writeFileSync(path.join(out, 'causal-attention.d.ts'), types);
 fs.writeFileSync(path.join(out, 'causal-attention.d.mts'), types);

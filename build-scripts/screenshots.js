@@ -2,6 +2,9 @@
 // to look at: `node build-scripts/screenshots.js` writes them to $CA_BUILD/screenshots/;
 // `--readme` also rewrites docs/screenshot.png, the README's picture (light theme, desktop).
 // Desktop (1280x800), phone (360x740) and projector (1280x720) sizes, light and dark.
+// `--views DIR` writes instead the views of issue 20 (seeing attention: colour, heads, the
+// map, lecture slides, exercise 3.3) at 1440x900, 1280x720, 1920x1080 and 390x844, light and
+// dark, into DIR: before/after pictures of a change.
 // The tests assert what the page shows; this script only takes pictures of it.
 'use strict';
 const fs = require('fs');
@@ -53,19 +56,58 @@ const SHOTS = [
   ]),
 ];
 
+// Issue 20's views at the four sizes, light and dark (`--views DIR`).
+const SIZES = {
+  '1440x900': { width: 1440, height: 900 },
+  '1280x720': PROJECTOR,
+  '1920x1080': { width: 1920, height: 1080 },
+  '390x844': { width: 390, height: 844 },
+};
+const VIEWS = [
+  // The first screen of the book, and the weights (§3.5) and the heads (§3.6) scrolled to.
+  { name: 'book', hash: '' },
+  { name: 'weights', hash: '#stage=attn_weights_causal' },
+  { name: 'heads', hash: '#stage=mha.attn_weights' },
+  // Exercise 3.3's first screen (GPT-2's 12 heads at T = 1024).
+  { name: 'gpt2', hash: '#preset=gpt2', timeout: 240000 },
+  // Lecture slides: a 2-D stage and the chapter's last (a 3-D stage).
+  { name: 'lecture-weights', hash: '#stage=attn_weights_causal&lecture' },
+  { name: 'lecture-heads', hash: '#stage=mha.attn_weights&lecture' },
+  { name: 'lecture-context', hash: '#stage=mha.context_vecs&lecture' },
+];
+function views() {
+  return VIEWS.flatMap((v) =>
+    Object.entries(SIZES).flatMap(([size, viewport]) =>
+      ['light', 'dark'].map((scheme) => ({
+        ...v,
+        name: `${v.name}-${size}-${scheme}`,
+        viewport,
+        scheme,
+      })),
+    ),
+  );
+}
+
 async function main() {
   const readme = process.argv.includes('--readme');
-  fs.mkdirSync(shots, { recursive: true });
+  const at = process.argv.indexOf('--views'),
+    dir = at > 0 ? path.resolve(process.argv[at + 1]) : shots,
+    only = process.argv.indexOf('--only'), // --only TEXT: the shots whose names contain it
+    list = (at > 0 ? views() : SHOTS).filter(
+      (s) => only < 0 || s.name.includes(process.argv[only + 1]),
+    );
+  fs.mkdirSync(dir, { recursive: true });
   const [browser, server] = await Promise.all([launch(), serve(web)]);
   try {
-    for (const s of SHOTS) {
+    for (const s of list) {
       const { page, problems } = await watchedPage(browser.context, server.url);
       await page.setViewportSize(s.viewport || DESKTOP);
       await page.emulateMedia({ colorScheme: s.scheme, reducedMotion: 'reduce' });
       await page.goto(server.url + s.hash);
-      if ((await ready(page)) !== '1') throw new Error(`${s.name}: the page did not load`);
+      if ((await ready(page, s.timeout)) !== '1')
+        throw new Error(`${s.name}: the page did not load`);
       if (s.before) await s.before(page);
-      const file = path.join(shots, `${s.name}.png`);
+      const file = path.join(dir, `${s.name}.png`);
       if (s.element) await s.element(page).screenshot({ path: file });
       else await page.screenshot({ path: file, clip: s.clip, fullPage: s.fullPage });
       if (problems.length) throw new Error(`${s.name}: ${problems.join('; ')}`);

@@ -5,13 +5,14 @@
 import { load as loadModule } from './lib/api.js';
 import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
+import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
-import * as lecture from './lecture.js';
 import * as chapter from './page/chapter.js';
 import { compute, remember } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
+import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
 import * as store from './page/store.js';
@@ -34,11 +35,20 @@ url.start(function (hash) {
   if (api) navigate(hash);
 });
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'torch' in patch) chapter.render(api, s);
+  if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(api, s);
+  // the map of the chapter (app-later.js): drawn once loaded, after the first table
+  if ('result' in patch && pageLoaded()) pageLoaded().map.render(s);
 });
 panel.start();
+// Lecture mode is in app-later.js (page/later-load.js): loaded when it is first turned on, or
+// in idle time after the first table.
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'lecture' in patch || 'torch' in patch) lecture.render(s, patch);
+  if (!('result' in patch || 'lecture' in patch || 'torch' in patch || 'absolute' in patch)) return;
+  if (pageLoaded()) pageLoaded().lecture.render(s, patch);
+  else if (s.lecture.on)
+    pageLater().then(function (m) {
+      m.lecture.render(store.get(), patch);
+    });
 });
 store.subscribe(function (s, patch) {
   if ('message' in patch) $('status').textContent = s.message;
@@ -211,6 +221,10 @@ function bind() {
   $('torch-format').addEventListener('change', function (e) {
     store.set({ torch: e.target.checked });
   });
+  $('scale-absolute').addEventListener('change', function (e) {
+    setAbsolute(e.target.checked); // lib/scale.js: every table, key, heatmap and drawing reads it
+    store.set({ absolute: e.target.checked });
+  });
   // The contents jump without touching the hash, which holds the settings.
   $('toc').addEventListener('click', function (e) {
     var link = e.target.closest('a'),
@@ -230,7 +244,9 @@ start.title = 'One stage at a time, full screen; arrow keys move';
 start.id = 'lecture-start';
 start.type = 'button';
 start.addEventListener('click', function () {
-  lecture.open(store.get().result.stages[0].id);
+  pageLater().then(function (m) {
+    m.lecture.open(store.get().result.stages[0].id);
+  });
 });
 $('torch-format').parentNode.before(start);
 
@@ -253,6 +269,15 @@ loadModule()
     bind();
     navigate(location.hash, function () {
       doc.documentElement.dataset.ready = '1';
+      // the rest of the page's code, after the first table is painted; main[data-complete]
+      // waits for it
+      stages.waitFor(
+        preloadPage()
+          .then(function (m) {
+            m.map.render(store.get());
+          })
+          .catch(function () {}),
+      );
     });
   })
   .catch(function (e) {

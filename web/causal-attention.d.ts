@@ -189,6 +189,8 @@ export interface Setting {
   choices: { value: string; label: string }[];
   /** The heading the page's form puts it under. */
   group: string;
+  /** Its place in the page's form and the widget's controls (0 first). */
+  order: number;
   label: string;
   help: string;
 }
@@ -234,6 +236,16 @@ export interface RunOptions {
   preset?: string;
 }
 
+/** What a run costs (the core's one cost model, ca::run_cost), without running it. */
+export interface RunCost {
+  /** Peak bytes of the run (a run needing more than 1 GiB is refused). */
+  bytes: number;
+  /** api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64). */
+  work: number;
+  /** 4·T·(T + d_in)·d_out: the passes' products. */
+  multiply_adds: number;
+}
+
 export interface Api {
   /** Every stage's facts, in walkthrough order. */
   readonly stages: readonly StageInfo[];
@@ -257,6 +269,9 @@ export interface Api {
    *  metadata {stage: id}, under a Markdown cell per section. The CLI's --format ipynb. Throws
    *  like run() for an invalid config. */
   notebook(config?: Config): string;
+  /** What run(config) would cost, every stage computed. Throws like run() for an invalid
+   *  config. */
+  cost(config?: Config): RunCost;
   /** The core's presets by name. */
   readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */

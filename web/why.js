@@ -6,9 +6,7 @@ import { info as stageInfo } from './lib/facts.js';
 import { fmt } from './lib/format.js';
 import { byId } from './lib/slices.js';
 
-var doc = document,
-  why = null, // the box, the same element after every render
-  tables = null; // its div of tables
+var doc = document;
 var WHO = {
   default:
     'the book’s table: PyTorch 2.7+ on any CPU; before, builds without MKL (Apple silicon, ARM, OpenBLAS, Debian) and AMD CPUs while PyTorch checked the vendor',
@@ -80,64 +78,51 @@ function grid(st, other, tokens, rng, parent) {
   }
 }
 
-/** After each render of the page (module api, walkthrough res of config c): the comparison
- *  box for the end of the dropout section and the function that fills its tables, [box, fill],
- *  or null when nothing differs (no dropout, or a preset without it). The page calls fill()
- *  when the box is seen or in idle time (a second run and four tables were 8 ms of every edit). */
-export function shown(api, res, c) {
-  var cfg = res.config;
-  if (!cfg.train || !cfg.dropout || !byId(res).dropout_example) return null;
-  if (!why) {
-    why = el(doc, 'aside', 'why');
-    why.setAttribute('aria-labelledby', 'why-title');
-    el(doc, 'h3', '', 'Why are my numbers different?', why).id = 'why-title';
+/** Fills `box` (an aside.why at the end of the dropout section) for module api's walkthrough
+ *  res of config c: its text once, and both generators' tables (a second run and four tables:
+ *  the page calls this when the box is seen or in idle time). */
+export function fill(box, api, res, c) {
+  var cfg = res.config,
+    tables = box.querySelector('.why-tables');
+  if (!tables) {
+    box.setAttribute('aria-labelledby', 'why-title');
+    el(doc, 'h3', '', 'Why are my numbers different?', box).id = 'why-title';
     el(
       doc,
       'p',
       '',
       'Same seed, same code, two tables: on the CPU, dropout’s bernoulli_ has two implementations. One draws each cell from PyTorch’s Mersenne Twister; ' +
         'the other, in x86 builds with Intel MKL, seeds MKL’s own generator with one Mersenne Twister number and lets it draw the mask. Both are right, just different random streams; this page computes both (“generator” in the settings).',
-      why,
+      box,
     );
-    var links = el(doc, 'p', '', 'More: ', why);
+    var links = el(doc, 'p', '', 'More: ', box);
     LINKS.forEach(function (l, k) {
       var a = el(doc, 'a', '', l[1], links);
       a.href = l[0];
       if (k < LINKS.length - 1) links.append(', ');
     });
-    tables = el(doc, 'div', '', undefined, why);
+    tables = el(doc, 'div', 'why-tables', undefined, box);
     el(
       doc,
       'p',
       'hint',
       'From PyTorch’s source and published outputs; not pinned to a release: when AMD CPUs began taking the MKL path (about 1.11 to 2.0) and the 2.7.0 cut-over (seen in nightlies only).',
-      why,
+      box,
     );
   }
-  return [
-    why,
-    function () {
-      var mine = cfg.rng,
-        flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
-          stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
-        });
-      var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip },
-        out = doc.createDocumentFragment();
-      ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
-        var a = byId(by.default)[id],
-          b = byId(by.mkl)[id];
-        el(
-          doc,
-          'h4',
-          '',
-          id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')',
-          out,
-        );
-        var pair = el(doc, 'div', 'pair', undefined, out);
-        grid(a, b, cfg.tokens, 'default', pair);
-        grid(b, a, cfg.tokens, 'mkl', pair);
-      });
-      tables.replaceChildren(out);
-    },
-  ];
+  var mine = cfg.rng,
+    flip = api.run(Object.assign({}, c, { rng: mine === 'mkl' ? 'default' : 'mkl' }), {
+      stages: ['dropout_example', 'attn_weights_dropped'], // computes only what they need
+    });
+  var by = { default: mine === 'default' ? res : flip, mkl: mine === 'mkl' ? res : flip },
+    out = doc.createDocumentFragment();
+  ['dropout_example', 'attn_weights_dropped'].forEach(function (id) {
+    var a = byId(by.default)[id],
+      b = byId(by.mkl)[id];
+    el(doc, 'h4', '', id + ' (' + a.code.replace(/^torch\.manual_seed\(\d+\); /, '') + ')', out);
+    var pair = el(doc, 'div', 'pair', undefined, out);
+    grid(a, b, cfg.tokens, 'default', pair);
+    grid(b, a, cfg.tokens, 'mkl', pair);
+  });
+  tables.replaceChildren(out);
 }

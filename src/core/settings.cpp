@@ -1,6 +1,8 @@
 #include "settings.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 
 #include "config_json.hpp"
 #include "text.hpp"
@@ -15,6 +17,19 @@ const json::Value& member(const json::Value& object, std::string_view key) {
   }
   static const json::Value null;
   return null;
+}
+
+// The settings in the order of the page's form (and of the widget's controls): by section of
+// the chapter, each group's settings together; JSON's "order" is the index here (a key the
+// table adds without a place here comes after all of these).
+constexpr std::string_view kFormOrder[] = {
+    "inputs",     "tokens",        "query_token",    "seed_v1",      "d_out", "seed_weights",
+    "qkv_bias",   "scale",         "dropout",        "seed_dropout", "rng",   "train",
+    "seed_class", "class_dropout", "context_length", "num_heads"};
+
+double form_order(std::string_view key) {
+  const auto* at = std::find(std::begin(kFormOrder), std::end(kFormOrder), key);
+  return static_cast<double>(at - std::begin(kFormOrder));
 }
 
 }  // namespace
@@ -81,6 +96,7 @@ json::Value settings_json() {
                  {"compact", json::make_bool(s.compact)},
                  {"choices", std::move(choices_js)},
                  {"group", make_string(s.group)},
+                 {"order", make_number(form_order(s.key))},
                  {"label", make_string(s.label)},
                  {"help", make_string(s.help)}};
     list.items.push_back(std::move(v));

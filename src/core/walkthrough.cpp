@@ -365,6 +365,16 @@ std::size_t run_bytes(const Config& config, const std::vector<std::string>& want
   return static_cast<std::size_t>(4 * (kept + buffers));
 }
 
+RunCost run_cost(const Config& config, const std::vector<std::string>& wanted) {
+  const Config c = resolve(config);
+  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, C = c.context_length,
+               TT = T * T;
+  const double work = TT * (30 + 0.18 * d) + T * D * d +
+                      std::max(0.0, H - 2) * (9 * TT + 0.045 * TT * d + 0.3 * T * D * d) +
+                      0.18 * H * C * C;
+  return {run_bytes(config, wanted), work, 4 * T * (T + D) * d};
+}
+
 std::string stages_error(const Config& config, const std::vector<std::string>& wanted) {
   for (const std::string& id : wanted) {
     if (find_stage(id) == nullptr) return "unknown stage \"" + id + "\"";

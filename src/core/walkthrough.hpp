@@ -50,6 +50,23 @@ constexpr std::size_t kMaxRunBytes = std::size_t{1} << 30;
 // Precondition: validate(config) is "".
 std::size_t run_bytes(const Config& config, const std::vector<std::string>& stages = {});
 
+// What a run costs: the one cost model that the CLI's limit, the page and the widget read
+// (api.cost; web/lib/budget.js refuses by it, web/page/compute.js picks the Worker by it).
+//   bytes          run_bytes(config, stages)
+//   work           api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64):
+//                  T²·(30 + 0.18·d_out) + T·d_in·d_out, plus per head beyond 2
+//                  9·T² + 0.045·T²·d_out + 0.3·T·d_in·d_out, plus 0.18·H·context_length²
+//                  (least-squares fits of 42 sizes, T 6 to 384, 1 to 128 heads)
+//   multiply_adds  4·T·(T + d_in)·d_out: the passes' products, which grow with d_in where
+//                  `work` (fitted at small d_in) does not see it
+// Precondition: validate(config) is "".
+struct RunCost {
+  std::size_t bytes;
+  double work;
+  double multiply_adds;
+};
+RunCost run_cost(const Config& config, const std::vector<std::string>& stages = {});
+
 // "" when run_walkthrough(config, stages) would not throw for the stages (config valid), else
 // its message: the WebAssembly build checks first, as it cannot catch exceptions.
 std::string stages_error(const Config& config, const std::vector<std::string>& stages);

@@ -51,6 +51,23 @@ const Platform& js() {
 }
 const Platform& kStartup = js();  // looked up as the module starts
 
+// %TypedArray%.prototype's set and length getter, each bound as the `this` of
+// Function.prototype.call, so that set(view, source) and length(view) look nothing up when
+// called (Embind's convertJSArrayToNumberVector calls view.set and reads .length, which a page
+// can replace). Binding passes a val, which Embind accepts only once its own static
+// initialisers ran, after this file's: stage_ids, api.js's first call, looks them up.
+struct TypedArrays {
+  val proto = val::global("Object")["getPrototypeOf"](val::global("Float64Array")["prototype"]);
+  val call = val::global("Function")["prototype"]["call"];
+  val set = call.call<val>("bind", proto["set"]);
+  val length = call.call<val>(
+      "bind", val::global("Object")["getOwnPropertyDescriptor"](proto, val("length"))["get"]);
+};
+const TypedArrays& typed() {
+  static const TypedArrays& t = *new TypedArrays;  // never destroyed: no exit-time code
+  return t;
+}
+
 // An object with no prototype: setting its keys runs no setter a page put on Object.prototype.
 val new_object() { return js().create(val::null()); }
 
@@ -134,14 +151,14 @@ class Reader {
   // A row of numbers that web/lib/api.js packed into a Float64Array: copied in one go.
   bool numbers(const val& v, Value& out) {
     out.kind = Value::Kind::Array;
-    const std::size_t n = v["length"].as<std::size_t>();
+    const std::size_t n = typed().length(v).as<std::size_t>();
     if (n > kMaxItems) return fail(too_many(n, "elements"));
     if ((numbers_ += n) > kMaxNumbers) {
       return fail(cat("makes the configuration hold more than ", kMaxNumbers, " numbers"));
     }
-    for (const double x : emscripten::convertJSArrayToNumberVector<double>(v)) {
-      out.items.push_back(ca::json::make_number(x));
-    }
+    std::vector<double> row(n);
+    typed().set(val(emscripten::typed_memory_view(n, row.data())), v);
+    for (const double x : row) out.items.push_back(ca::json::make_number(x));
     return true;
   }
   bool array(const val& v, int depth, Value& out) {
@@ -352,7 +369,23 @@ val notebook(const val& config) {
   return result.set("error", error), result;
 }
 
+// {bytes, work, multiply_adds} (ca::run_cost: the one cost model) or {error}, without running.
+val cost(const val& config) {
+  val result = new_object();
+  Value doc;
+  const std::string error = read_js(config, doc);
+  if (!error.empty()) return result.set("error", error), result;
+  const ca::ParsedConfig parsed = ca::read_config(doc);
+  if (!parsed.error.empty()) return result.set("error", parsed.error), result;
+  const ca::RunCost c = ca::run_cost(parsed.config);
+  result.set("bytes", static_cast<double>(c.bytes));
+  result.set("work", c.work);
+  result.set("multiply_adds", c.multiply_adds);
+  return result;
+}
+
 val stage_ids() {
+  typed();  // api.js's first call: the typed arrays' methods are looked up before any run
   val ids = val::array();
   const std::vector<std::string>& all = ca::all_stage_ids();
   for (std::size_t i = 0; i < all.size(); ++i) ids.set(i, all[i]);
@@ -419,6 +452,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
   emscripten::function("notebook", &notebook);
+  emscripten::function("cost", &cost);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("presets", &presets);

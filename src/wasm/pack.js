@@ -8,15 +8,16 @@
 //     SINGLE_FILE embeds it, gzips ~9 KB worse), then the Emscripten glue, then the bundle of
 //     web/lib/index.js (the API, the element, everything the page shares with it). The base64
 //     comes first: between the glue and the libraries it cost 1.1 KB of gzip (the JS on both
-//     sides of it compresses better together).
+//     sides of it compresses better together). Beside it, causal-attention-later.js (lib/later.js:
+//     what the page and the widget load after their first table, web/lib/lazy.js).
 //   node pack.js --page SRC_DIR OUT_DIR
-//     The page: its entries (PAGE_ENTRIES) bundled, every other file of SRC_DIR but the modules
-//     (lib/, the entries' imports) and type declarations copied, .css through csso (a real CSS
-//     parser: `a :hover` stays a descendant).
+//     The page: its scripts bundled (app.js, embed.js, app-later.js), every other file of SRC_DIR
+//     but the modules (lib/, the entries' imports) and type declarations copied, .css through
+//     csso (a real CSS parser: `a :hover` stays a descendant).
 //
-// One copy of each module: causal-attention.js registers the namespaces of the modules it holds
-// (SHARED, on CausalAttention), and a page bundle's import of one of them reads it from there
-// instead of bundling a second copy.
+// One copy of each module: each bundle registers the namespaces of the modules that bundles
+// loaded after it import (SHARED, on CausalAttention), and their imports of one of them read it
+// there instead of bundling a second copy (BUNDLES).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -33,24 +34,86 @@ const TERSER = {
   format: { comments: false },
 };
 const WEB = path.resolve(__dirname, '../../web');
-const LIB_ENTRY = path.join(WEB, 'lib/index.js');
-// The page's scripts: each a classic script that reads the shared modules from the module.
-const PAGE_ENTRIES = ['app.js', 'embed.js'];
 const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": namespace, ...}
+
+// The bundles, in the order they load: each reads the modules of the bundles before it
+// (`after`) from CausalAttention.__modules instead of bundling a second copy. The "later"
+// ones hold what the first table does not need (web/lib/lazy.js loads them when first used or
+// in idle time) and register their entry's namespace under their own file name.
+const BUNDLES = [
+  { out: 'causal-attention.js', entry: 'lib/index.js', after: [] },
+  {
+    out: 'causal-attention-later.js',
+    entry: 'lib/later.js',
+    after: ['causal-attention.js'],
+    later: true,
+  },
+  { out: 'app.js', entry: 'app.js', after: ['causal-attention.js'] },
+  { out: 'embed.js', entry: 'embed.js', after: ['causal-attention.js'] },
+  {
+    out: 'app-later.js',
+    entry: 'page/later.js',
+    after: ['causal-attention.js', 'causal-attention-later.js', 'app.js'],
+    later: true,
+  },
+];
+const MODULE = BUNDLES.slice(0, 2); // beside the wasm (causal-attention*.js)
+const PAGE = BUNDLES.slice(2); // the page's scripts
 
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');
 
-// The modules inside causal-attention.js: what web/lib/index.js imports, transitively.
-async function libModules() {
-  const r = await esbuild.build({
-    entryPoints: [LIB_ENTRY],
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: 'esm',
-    logLevel: 'silent',
-  });
-  return Object.keys(r.metafile.inputs).map((f) => relative(path.resolve(f)));
+// Imports of `held` modules left outside the bundle, or read from CausalAttention.__modules.
+function outside(held, registry) {
+  return {
+    name: 'outside',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, (args) => {
+        const file = relative(path.resolve(args.resolveDir, args.path));
+        if (!held.has(file) || args.kind === 'entry-point') return undefined;
+        return registry ? { path: file, namespace: 'shared' } : { path: file, external: true };
+      });
+      // registry: {module: [the names this bundle imports from it]}
+      if (registry)
+        build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+          contents: `export var { ${registry[args.path].join(', ')} } = CausalAttention.${SHARED}[${JSON.stringify(args.path)}];`,
+          loader: 'js',
+        }));
+    },
+  };
+}
+
+// Per bundle: its modules (what its entry imports, transitively, that no bundle before it
+// holds) and what it imports from those before it: {module: [names]}, read from esbuild's
+// output, where each import of a module left outside is one statement.
+async function plan() {
+  const modules = {},
+    imports = {};
+  for (const b of BUNDLES) {
+    const held = new Set(b.after.flatMap((a) => modules[a]));
+    const r = await esbuild.build({
+      entryPoints: [path.join(WEB, b.entry)],
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: 'esm',
+      logLevel: 'silent',
+      plugins: [outside(held)],
+    });
+    modules[b.out] = Object.keys(r.metafile.inputs)
+      .filter((f) => !f.startsWith('<'))
+      .map((f) => relative(path.resolve(f)));
+    imports[b.out] = {};
+    // import {a, b as c} from "m"; or import * as ns from "m" (every name m exports)
+    for (const m of r.outputFiles[0].text.matchAll(
+      /^import (?:\{([^}]*)\}|\* as \w+) from "([^"]+)";$/gm,
+    )) {
+      const names = m[1]
+        ? m[1].split(',').map((t) => t.trim().split(/\s+as\s+/)[0])
+        : await exportsOf(m[2]);
+      imports[b.out][m[2]] = [...new Set([...(imports[b.out][m[2]] || []), ...names])];
+    }
+  }
+  return { modules, imports };
 }
 
 // The names a module exports.
@@ -66,8 +129,27 @@ async function exportsOf(file) {
   return Object.values(r.metafile.outputs)[0].exports;
 }
 
-async function bundle(options) {
+// Bundle b: its entry, then the namespaces of its modules that later bundles import,
+// registered in CausalAttention.__modules (a later bundle: its entry's whole namespace too).
+async function bundle(b, { modules, imports }) {
+  const used = {};
+  for (const other of BUNDLES.filter((o) => o.after.includes(b.out)))
+    for (const [m, names] of Object.entries(imports[other.out]))
+      if (modules[b.out].includes(m)) used[m] = [...new Set([...(used[m] || []), ...names])].sort();
+  const held = new Set(b.after.flatMap((a) => modules[a])),
+    mods = Object.keys(used).sort();
+  const entry = [
+    b.later ? `import * as entry from './${b.entry}';` : `import './${b.entry}';`,
+    ...mods.map((m, k) => `import { ${used[m].map((n) => `${n} as m${k}_${n}`)} } from './${m}';`),
+    `var CA = globalThis.CausalAttention,`,
+    `  R = CA.${SHARED} || Object.defineProperty(CA, '${SHARED}', { value: {} }).${SHARED};`,
+    'Object.assign(R, {',
+    ...mods.map((m, k) => `  '${m}': { ${used[m].map((n) => `${n}: m${k}_${n}`)} },`),
+    b.later ? `  '${b.out}': entry,` : '',
+    '});',
+  ].join('\n');
   const r = await esbuild.build({
+    stdin: { contents: entry, resolveDir: WEB, sourcefile: 'pack:' + b.out },
     bundle: true,
     write: false,
     format: 'iife',
@@ -75,93 +157,33 @@ async function bundle(options) {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'warning',
-    ...options,
+    plugins: [outside(held, imports[b.out])],
+    footer:
+      b.out === 'causal-attention.js'
+        ? {
+            js: "if (typeof module === 'object' && module.exports) module.exports = CausalAttention;",
+          }
+        : undefined,
   });
   return (await minify(r.outputFiles[0].text, TERSER)).code;
 }
 
-// What the page's scripts import from the modules of causal-attention.js: {module: [names]},
-// read from esbuild's own output, where each import of a module left outside is one statement.
-async function sharedImports(held) {
-  const used = {};
-  for (const name of PAGE_ENTRIES) {
-    const r = await esbuild.build({
-      entryPoints: [path.join(WEB, name)],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'outside',
-          setup(build) {
-            build.onResolve({ filter: /^\./ }, (args) => {
-              const file = relative(path.resolve(args.resolveDir, args.path));
-              if (!held.includes(file) || args.kind === 'entry-point') return undefined;
-              return { path: file, external: true };
-            });
-          },
-        },
-      ],
-    });
-    for (const m of r.outputFiles[0].text.matchAll(/^import \{([^}]*)\} from "([^"]+)";$/gm)) {
-      const names = m[1].split(',').map((s) => s.trim().split(/\s+as\s+/)[0]);
-      used[m[2]] = [...new Set([...(used[m[2]] || []), ...names.filter(Boolean)])].sort();
-    }
-  }
-  return used;
-}
-
-// The module's bundle: index.js, then the namespaces of the modules the page's scripts import.
-async function libBundle() {
-  const used = await sharedImports(await libModules()),
-    modules = Object.keys(used).sort(),
-    names = modules.map((m) => used[m]);
-  const entry = [
-    "import './lib/index.js';",
-    ...modules.map(
-      (m, k) => `import { ${names[k].map((n) => `${n} as m${k}_${n}`)} } from './${m}';`,
-    ),
-    `Object.defineProperty(globalThis.CausalAttention, '${SHARED}', { value: {`,
-    ...modules.map((m, k) => `  '${m}': { ${names[k].map((n) => `${n}: m${k}_${n}`)} },`),
-    '} });',
-  ].join('\n');
-  return bundle({
-    stdin: { contents: entry, resolveDir: WEB, sourcefile: 'causal-attention.js' },
-    footer: {
-      js: "if (typeof module === 'object' && module.exports) module.exports = CausalAttention;",
-    },
-  });
-}
-
-// A page script: imports of a module that causal-attention.js holds read its namespace there.
-function sharedPlugin(modules) {
-  const held = new Set(modules);
-  return {
-    name: 'shared',
-    setup(build) {
-      build.onResolve({ filter: /^\./ }, (args) => {
-        const file = relative(path.resolve(args.resolveDir, args.path));
-        if (!held.has(file) || args.kind === 'entry-point') return undefined;
-        return { path: file, namespace: 'shared' };
-      });
-      build.onLoad({ filter: /.*/, namespace: 'shared' }, async (args) => ({
-        contents: `export var { ${(await exportsOf(args.path)).join(', ')} } = CausalAttention.${SHARED}[${JSON.stringify(args.path)}];`,
-        loader: 'js',
-      }));
-    },
-  };
-}
-
+// causal-attention.js (the deflated wasm, the glue, the library) and causal-attention-later.js
+// beside it.
 async function packModule(glue, wasm, out) {
   const deflated = Buffer.from(await deflateRaw(fs.readFileSync(wasm), { numiterations: 15 }));
+  const p = await plan();
   fs.writeFileSync(
     out,
     [
       `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
       fs.readFileSync(glue, 'utf8'),
-      await libBundle(),
+      await bundle(MODULE[0], p),
     ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(path.dirname(out), MODULE[1].out),
+    (await bundle(MODULE[1], p)) + '\n',
   );
 }
 
@@ -170,17 +192,12 @@ function minifyCss(css) {
   return csso.minify(css, { restructure: false }).css;
 }
 
-// The page's files: its entries bundled; the modules themselves (.js) and .d.ts stay behind.
+// The page's files: its scripts bundled; the modules themselves (.js) and .d.ts stay behind.
 async function packPage(src, out) {
-  const modules = await libModules();
+  const p = await plan();
   fs.mkdirSync(out, { recursive: true });
-  for (const name of PAGE_ENTRIES.filter((n) => fs.existsSync(path.join(src, n)))) {
-    const code = await bundle({
-      entryPoints: [path.join(src, name)],
-      plugins: [sharedPlugin(modules)],
-    });
-    fs.writeFileSync(path.join(out, name), code);
-  }
+  for (const b of PAGE.filter((x) => fs.existsSync(path.join(src, x.entry))))
+    fs.writeFileSync(path.join(out, b.out), await bundle(b, p));
   copyPage(src, out);
 }
 function copyPage(from, to) {

@@ -56,11 +56,11 @@ target_link_options(causal-attention-named PRIVATE ${CA_MODULE_LINK_OPTIONS} --p
 file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE_SOURCE_DIR}/web/*.js
      ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
-  OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js
+  OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js ${CMAKE_BINARY_DIR}/causal-attention-later.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js
           $<TARGET_FILE:causal-attention-module>
           ${CMAKE_BINARY_DIR}/causal-attention-module.wasm
           ${CMAKE_BINARY_DIR}/causal-attention.js
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
-  COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib)")
+  COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib) and causal-attention-later.js")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)

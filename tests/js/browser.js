@@ -174,6 +174,17 @@ async function widgetsReady(page) {
     const all = document.querySelectorAll('causal-attention-demo');
     return all.length > 0 && Array.from(all).every((w) => w.dataset.state);
   });
+  // ...and the code they load after their first table (explanations, the pictures' exports:
+  // web/lib/lazy.js), which a widget drawn asks for in idle time.
+  await page.waitForFunction(
+    () =>
+      !Array.from(document.querySelectorAll('causal-attention-demo')).some(
+        (w) => w.dataset.state === 'ready',
+      ) ||
+      performance
+        .getEntriesByType('resource')
+        .some((r) => /causal-attention-later\.js$/.test(r.name) && r.responseEnd > 0),
+  );
 }
 
 /** The texts of row `row` of a stage's table (batch `batch` of 3-D stages) in the widget

@@ -212,7 +212,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   await page.waitForFunction(() => document.querySelector('#w').dataset.state === 'ready');
   assert.equal(await cell(1, 0), '0.5517');
   assert.equal(await error(), '');
-  // The chapter's new stages: a 4-D table per (batch, head), picked with a select; the 0-D score.
+  // The chapter's new stages: a 4-D stage's heads side by side; the 0-D score.
   await set('stages', 'mha.context_vecs,v1.attn_score_qq,mha.attn_weights');
   await page.waitForFunction(
     () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 3,
@@ -238,14 +238,14 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
     ),
     '0.3190',
   );
-  await page.locator('#w [data-stage="mha.attn_weights"] select').selectOption('1'); // batch 0, head 1
+  // Both heads of batch element 0 side by side: head 1's table is slice 1.
   assert.equal(
     await page.evaluate(
       () =>
         document
           .querySelector('#w')
           .shadowRoot.querySelector(
-            '[data-stage="mha.attn_weights"] td[data-row="1"][data-col="1"]',
+            '[data-stage="mha.attn_weights"] td[data-row="1"][data-col="1"][data-batch="1"]',
           ).textContent,
     ),
     '0.5012',

@@ -5,7 +5,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { loadApi, sameBits } = require('./support');
+const { loadApi, sameBits, BOOK_INPUTS } = require('./support');
 
 const BOUND_MS = 2000;
 
@@ -300,6 +300,33 @@ const TAMPERING = [
     () => delete Object.prototype.d_out,
   ],
   [
+    'a throwing %TypedArray%.prototype.set (Embind copies rows of numbers with it)',
+    () => {
+      const proto = Object.getPrototypeOf(Float64Array.prototype),
+        own = proto.set;
+      proto.set = function () {
+        throw new Error('set');
+      };
+      return own;
+    },
+    (own) => (Object.getPrototypeOf(Float64Array.prototype).set = own),
+  ],
+  [
+    "a throwing getter on %TypedArray%.prototype's length",
+    () => {
+      const proto = Object.getPrototypeOf(Float64Array.prototype),
+        own = Object.getOwnPropertyDescriptor(proto, 'length');
+      Object.defineProperty(proto, 'length', {
+        configurable: true,
+        get() {
+          throw new Error('length');
+        },
+      });
+      return own;
+    },
+    (own) => Object.defineProperty(Object.getPrototypeOf(Float64Array.prototype), 'length', own),
+  ],
+  [
     'a throwing BigInt.prototype.toString',
     () => {
       const own = BigInt.prototype.toString;
@@ -338,6 +365,11 @@ test('prototype tampering runs no page code inside the module; 8,000 failing run
       assert.ok(
         ok.every((x, i) => sameBits(x, book[i])),
         name,
+      );
+      const rows = api.run({ inputs: BOOK_INPUTS }, { stages: ['context_vecs'] }).stages[0].data;
+      assert.ok(
+        rows.every((x, i) => sameBits(x, book[i])),
+        `${name}: the book's inputs as rows of numbers`,
       );
     } finally {
       remove(saved);

@@ -37,7 +37,8 @@ test('JSON with seeds beyond 2^53: parsed as BigInt, written digit for digit', (
   assert.throws(() => CA.json.parse('{"a":12345678901234567890'), SyntaxError);
 });
 
-test('the budget refuses sizes that would block the main thread for more than about 1 s', () => {
+test('the budget refuses sizes that would block the main thread for more than about 1 s', async () => {
+  await CA.load(); // the cost is the core's (api.cost)
   const { check } = CA.budget;
   assert.equal(check({}), '');
   assert.equal(check({ inputs: { randn: [512, 64] }, d_out: 64 }), '');
@@ -54,6 +55,22 @@ test('the budget refuses sizes that would block the main thread for more than ab
   const rows = Array.from({ length: 1024 }, () => [1, 2, 3]);
   assert.match(check({ inputs: rows, d_out: 512 }), /^T = 1024, d_in = 3, d_out = 512/);
   assert.equal(check({ inputs: { randn: ['x', 3] } }), ''); // the core names that problem
+});
+
+test("api.cost is the core's cost model: the page's budget and the 1 GiB limit read it", async () => {
+  const api = await CA.load();
+  const book = api.cost({});
+  assert.deepEqual(Object.keys(book), ['bytes', 'work', 'multiply_adds']);
+  // T = 6, d_in = 3, d_out = 2, 2 heads, context_length 6: 36·30.36 + 36 + 0.18·2·36
+  assert.equal(book.work, 36 * (30 + 0.18 * 2) + 6 * 3 * 2 + 0.18 * 2 * 6 * 6);
+  assert.equal(book.multiply_adds, 4 * 6 * (6 + 3) * 2);
+  assert.equal(CA.budget.work({}), book.work);
+  // A run the core refuses for its bytes costs more than 1 GiB by the same count.
+  const huge = { inputs: { randn: [1024, 1] }, d_out: 128, num_heads: 128 };
+  assert.ok(api.cost(huge).bytes > 2 ** 30);
+  assert.throws(() => api.run(huge), /needs about \d+ MiB/);
+  assert.ok(api.cost({ inputs: { randn: [1024, 1] }, d_out: 64, num_heads: 8 }).bytes < 2 ** 30);
+  assert.throws(() => api.cost({ d_out: 0 }), /"d_out"/);
 });
 
 test("non-finite notes: where inf and NaN first appear, not the mask's −∞", async () => {

@@ -140,8 +140,8 @@ test('an edit that keeps the shapes updates the same cells; a shape change rebui
     (c) => document.querySelector(c).style.getPropertyValue('--v'),
     C,
   );
-  // (the sequential scale of lib/styles.js: value / max(1, largest), here the value itself)
-  assert.equal(shade, value('attn_weights_causal', 3, 1).toFixed(4));
+  // (lib/scale.js's relative scale: weight × the row's 4 visible keys / 2, at most 1)
+  assert.equal(shade, Math.min(1, (value('attn_weights_causal', 3, 1) * 4) / 2).toFixed(4));
 
   // d_out 2 -> 3: the tables whose shape depends on it are new, the others stay.
   await edit(page, '#d_out', '3');
@@ -198,27 +198,35 @@ test("above 32 × 32: a heatmap whose readout, zoom and exact table show the sta
     ),
   );
   // Pixels: a cell of weight 0 (masked) and one of weight 1 take the scale's end colours.
-  const px = await page.evaluate((s) => {
-    const c = document.querySelector(s),
-      all = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; // one readback
-    const at = (i, j) => {
-      const k =
-        4 *
-        (Math.floor(((i + 0.5) * c.height) / 40) * c.width +
-          Math.floor(((j + 0.5) * c.width) / 40));
-      return Array.from(all.slice(k, k + 4));
-    };
-    return { masked: at(0, 39), first: at(0, 0) };
-  }, canvas);
-  // The tables' sequential scale (lib/styles.js, light theme): 0 is --s0, 1 is --s2 (± 1 of
-  // rounding through oklab).
+  // A weight of at least twice uniform attention: 2/(i + 1) in row i (i + 1 visible keys).
+  const strong = want.data.findIndex((x, n) => x * (Math.floor(n / 40) + 1) >= 2),
+    strongAt = [Math.floor(strong / 40), strong % 40];
+  assert.ok(strong > 40, 'a weight of twice uniform attention or more');
+  const px = await page.evaluate(
+    ([s, top]) => {
+      const c = document.querySelector(s),
+        all = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; // one readback
+      const at = (i, j) => {
+        const k =
+          4 *
+          (Math.floor(((i + 0.5) * c.height) / 40) * c.width +
+            Math.floor(((j + 0.5) * c.width) / 40));
+        return Array.from(all.slice(k, k + 4));
+      };
+      return { masked: at(0, 39), first: at(0, 0), top: at(top[0], top[1]) };
+    },
+    [canvas, strongAt],
+  );
+  // The tables' colours (lib/styles.js, light theme): masked cells --mk, a weight of twice
+  // uniform attention or more --s2 (± 1 of rounding through oklab).
   const near = (got, want, what) =>
     assert.ok(
       got.every((v, k) => Math.abs(v - want[k]) <= 1),
       `${what}: ${got} vs ${want}`,
     );
-  near(px.masked, [0xfb, 0xf8, 0xdc, 255], 'masked cell: --s0');
-  near(px.first, [0x0d, 0x2a, 0x61, 255], 'weight 1: --s2');
+  near(px.masked, [0xd5, 0xd5, 0xd5, 255], 'masked cell: --mk');
+  near(px.top, [0x0d, 0x2a, 0x61, 255], 'twice uniform or more: --s2');
+  assert.notDeepEqual(px.first, px.top, 'weight 1 of 1 key is uniform attention: the middle shade');
   // Drag from [10, 12] to [19, 21]: a 10 × 10 view; Enter shows its exact table.
   const cell = (i, j) => [
     rect.x + ((j + 0.5) / 40) * rect.width,
@@ -392,10 +400,11 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
     await page.textContent('#preset-note'),
     /: only its stages are computed, in a Worker; 2,360,064 parameters\./,
   );
-  // Only the preset's stages (and the weights of every head), in the chapter's order.
+  // Only the preset's stages (and the weights of every head): its result, the heads, first,
+  // then the others in the chapter's order.
   assert.deepEqual(await page.$$eval('#main [data-stage]', (b) => b.map((x) => x.dataset.stage)), [
-    ...api.presets.gpt2.stages.slice(0, 5),
     'mha.attn_weights',
+    ...api.presets.gpt2.stages.slice(0, 5),
     'mha.context_vecs',
   ]);
   assert.match(await page.evaluate(() => location.hash), /^#preset=gpt2&/);
@@ -420,15 +429,15 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
       ),
       want.data[i * 768 + j],
     );
-  // Head 11 of batch element 1: its own 1024 × 1024 heatmap, causal (zero above the diagonal).
+  // Head 12 of 12 of batch element 2 (its thumbnail): its own 1024 × 1024 heatmap, causal.
   await page.evaluate(() =>
     document.querySelector('[data-stage="mha.attn_weights"]').scrollIntoView(),
   );
-  const pick = page.locator('[data-stage="mha.attn_weights"] select');
-  await pick.selectOption({ index: 23 });
+  await page.locator('[data-stage="mha.attn_weights"] .pick select').selectOption('1');
+  await page.click('[data-stage="mha.attn_weights"] .thumbs button[data-head="11"]');
   const hm = await page.evaluate(() => {
     const m = CausalAttention.heatmap.state(
-      document.querySelector('[data-stage="mha.attn_weights"] canvas'),
+      document.querySelector('[data-stage="mha.attn_weights"] .hm canvas'),
     ).m;
     return [m.rows, m.cols, m.value(0, 0), m.value(0, 1), m.value(1023, 1023) > 0];
   });
@@ -465,7 +474,9 @@ test('a full-page screenshot shows every table and heatmap', async (t) => {
     });
     await page.waitForSelector('main[data-complete="1"]');
     const file = path.join(shots, `render-full-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true });
+    // A 6,000 px page on a busy 2-core machine took 65 s to capture: the default 30 s is not a
+    // hang detector here.
+    await page.screenshot({ path: file, fullPage: true, timeout: 180000 });
     // Every stage's box, far below the first screen too, has been laid out and painted: its
     // height is its content's, and every heatmap has been drawn.
     const boxes = await page.evaluate(() =>

@@ -5,7 +5,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { browserSuite, axeViolations, settled } = require('./browser');
-const { runCli } = require('./support');
+const { runCli, cli, execFileSync } = require('./support');
 
 const BOOK = runCli({});
 const stageOf = (res, id) => res.stages.find((s) => s.id === id);
@@ -50,7 +50,9 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     'masked',
     'attn_weights_causal',
     'attn_weights_dropped',
-    'mha.attn_scores', // 4-D: the picked slice's batch element, every head
+    'mha.attn_scores', // 4-D: one drawing per head of the batch element shown
+    'mha.attn_scores',
+    'mha.attn_weights',
     'mha.attn_weights',
   ]);
   const causal = new Set([
@@ -67,11 +69,14 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     const st = stageOf(BOOK, id),
       T = st.shape[0],
       x = st.data.map(num),
-      scores = id === 'attn_scores' || id === 'masked';
+      scores = FACTS[id].kind === 'scores';
     const expected = [];
     for (let q = 0; q < T; q++)
       for (let k = 0; k < T; k++) if (!(causal.has(id) && k > q)) expected.push([q, k]);
     const top = Math.max(scores ? 0 : 1, ...expected.map(([q, k]) => Math.abs(x[q * T + k])));
+    // Weights: ∝ weight × the query's n visible keys / 2, at most 1 (lib/scale.js's relative
+    // scale); scores: ∝ |score| / top.
+    const visible = (q) => expected.filter((e) => e[0] === q).length;
     const got = await lines(w.page, id);
     assert.deepEqual(
       got.map((l) => [l.q, l.k]),
@@ -83,13 +88,20 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
       assert.equal(l.dashed, dropped, `${id}[${l.q}, ${l.k}] dashed`);
       assert.equal(
         l.w,
-        dropped ? '1' : ((Math.abs(x[l.q * T + l.k]) / top) * 8).toFixed(3),
+        dropped
+          ? '1'
+          : (
+              (scores
+                ? Math.abs(x[l.q * T + l.k]) / top
+                : Math.min(1, (Math.abs(x[l.q * T + l.k]) * visible(l.q)) / 2)) * 8
+            ).toFixed(3),
         `${id}[${l.q}, ${l.k}] width`,
       );
     }
   }
-  // The book's first causal row puts all its weight on "Your": the widest line, 8 px.
-  assert.equal((await lines(w.page, 'attn_weights_causal'))[0].w, '8.000');
+  // The book's first causal row puts all its weight on "Your", its one visible key: uniform
+  // attention over one key, half width.
+  assert.equal((await lines(w.page, 'attn_weights_causal'))[0].w, '4.000');
   await done(w);
 });
 
@@ -141,7 +153,7 @@ test('pointing at a token shows only its lines and lights its table row; the tab
   await done(w);
 });
 
-test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all', async () => {
+test('multi-head (B, H, T, T) stages: one drawing per head, of that head alone', async () => {
   const w = await open(),
     page = w.page;
   const r = await page.evaluate(() => {
@@ -152,42 +164,29 @@ test('multi-head (B, H, T, T) stages: heads in distinct colours, one head or all
     for (let n = 0; n < data.length; n++) data[n] = ((n * 7) % 10) / 10;
     const st = { id: 'mha_weights', shape: [2, H, T, T], data, title: 'x', code: 'x' };
     const wt = { config: { tokens: ['a', 'b', 'c', 'd'] }, stages: [st] };
-    const box = document.createElement('div');
-    box.dataset.stage = st.id;
-    box.appendChild(
-      CA.draw.figure(document, st, wt, 1, {
-        rows: 'tok',
-        cols: 'tok',
-        kind: 'probabilities',
-        causal: true,
-        dropout: '',
-      }),
-    );
-    document.body.appendChild(box);
-    CA.draw.bind(box);
-    const all = () =>
-      Array.from(box.querySelectorAll('line'), (l) => [
-        +l.dataset.h,
-        getComputedStyle(l).stroke, // what the eye sees: the page's stylesheet applies
+    // Slice 5: batch element 1, head 2.
+    const fig = CA.draw.figure(document, st, wt, 1 * H + 2, {
+      rows: 'tok',
+      cols: 'tok',
+      kind: 'probabilities',
+      causal: true,
+      dropout: '',
+    });
+    return {
+      lines: Array.from(fig.querySelectorAll('line'), (l) => [
+        +l.dataset.q,
+        +l.dataset.k,
         l.getAttribute('stroke-width'),
-        getComputedStyle(l).display !== 'none',
-      ]);
-    const before = all();
-    box.querySelector('.hb button[data-head="1"]').click();
-    const one = all();
-    box.querySelector('.hb button[data-head=""]').click();
-    return { before, one, again: all(), first: data[(1 * H + 2) * T * T + 3 * T + 1] };
+      ]),
+      svgs: fig.querySelectorAll('svg').length,
+      data: Array.from(data.slice((1 * H + 2) * T * T, (1 * H + 3) * T * T)),
+    };
   });
-  assert.equal(r.before.length, 3 * 10);
-  assert.equal(new Set(r.before.map((l) => l[1])).size, 3, 'one colour per head');
-  assert.deepEqual(
-    r.one.filter((l) => l[3]).map((l) => l[0]),
-    Array(10).fill(1),
-  );
-  assert.equal(r.again.filter((l) => l[3]).length, 30);
-  // Batch element 1, head 2, query 3, key 1: its line's width is 8 × its weight.
-  const line = r.before.filter((l) => l[0] === 2)[6 + 1];
-  assert.equal(line[2], (Math.fround(r.first) * 8).toFixed(3));
+  assert.equal(r.svgs, 1);
+  assert.equal(r.lines.length, 10); // its unmasked pairs, one head
+  // Query 3 (4 visible keys), key 1: its width is 8 × min(1, weight × 4 / 2).
+  const line = r.lines.find((l) => l[0] === 3 && l[1] === 1);
+  assert.equal(line[2], (Math.min(1, (r.data[13] * 4) / 2) * 8).toFixed(3));
   await done(w);
 });
 
@@ -213,10 +212,14 @@ async function keyEnds(page) {
         cells = Array.from(t.querySelectorAll('td'));
       return {
         id: sc.closest('[data-stage]').dataset.stage,
-        batch: Array.from(sc.closest('[data-stage]').querySelectorAll('table')).indexOf(t),
+        batch: +t.dataset.slice,
         lo: bg(sw[0]),
         hi: bg(sw[sw.length - 1]),
         loText: key.querySelector('.kl').textContent,
+        scale: key.dataset.scale,
+        steps: Array.from(sw, (e) => +e.style.getPropertyValue('--v')),
+        shades: cells.map((td) => +td.style.getPropertyValue('--v')),
+        masked: key.querySelector('.km .mk') && bg(key.querySelector('.km .mk')),
         hiText: key.querySelector('.kh').textContent,
         cells: cells.map(bg),
         page: getComputedStyle(document.body).backgroundColor,
@@ -232,43 +235,80 @@ function lightness(c) {
   return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 }
 
+// Every stage's facts (kind, causal), from the CLI's stage table.
+const FACTS = Object.fromEntries(
+  JSON.parse(
+    execFileSync(cli, ['--list-stages', '--format', 'json'], { encoding: 'utf8' }),
+  ).stages.map((s) => [s.id, s]),
+);
 for (const scheme of ['light', 'dark']) {
-  test(`colour keys (${scheme}): end colours are the colours of the cells holding the range's ends`, async () => {
+  test(`colour keys (${scheme}): end colours are the colours of the cells holding the range's ends, on the row and absolute scales`, async () => {
     const w = await open('', { colorScheme: scheme });
-    const keys = await keyEnds(w.page);
-    const kinds = { probabilities: 0, signed: 0 };
-    for (const k of keys) {
-      const st = stageOf(BOOK, k.id),
-        x = st.data.map(num),
-        C = st.shape[st.shape.length - 1];
-      const R = st.shape.length === 1 ? 1 : st.shape[st.shape.length - 2],
-        part = x.slice(k.batch * R * C, (k.batch + 1) * R * C);
-      const finite = part.filter(Number.isFinite),
-        lo = Math.min(...finite),
-        hi = Math.max(...finite);
-      assert.equal(k.loText, fmt(lo), k.id);
-      assert.equal(k.hiText, fmt(hi), k.id);
-      assert.equal(k.cells[part.indexOf(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
-      assert.equal(k.cells[part.indexOf(hi)], k.hi, `${k.id}: the cell holding ${hi}`);
-      assert.notEqual(k.lo, k.hi, k.id);
-      const seq = [
-        'attn_weights',
-        'masked_simple',
-        'masked_simple_norm',
-        'attn_weights_causal',
-        'attn_weights_dropped',
-      ].includes(k.id);
-      kinds[seq ? 'probabilities' : 'signed']++;
-      // What the key says ("faint = small"): the larger end is further from the page's lightness.
-      if (seq || lo >= 0) {
-        const page = lightness(k.page);
-        assert.ok(
-          Math.abs(lightness(k.hi) - page) > Math.abs(lightness(k.lo) - page),
-          `${k.id}: ${k.lo} → ${k.hi} on ${k.page}`,
-        );
+    for (const absolute of [false, true]) {
+      if (absolute) {
+        await w.page.check('#scale-absolute');
+        await settled(w.page);
       }
+      const keys = await keyEnds(w.page);
+      const kinds = { probabilities: 0, signed: 0 };
+      for (const k of keys) {
+        const st = stageOf(BOOK, k.id),
+          facts = FACTS[k.id],
+          x = st.data.map(num),
+          C = st.shape[st.shape.length - 1];
+        const R = st.shape.length === 1 ? 1 : st.shape[st.shape.length - 2],
+          part = x.slice(k.batch * R * C, (k.batch + 1) * R * C);
+        // Masked cells of a causal stage (not a mask) are not shaded: one grey, out of the range.
+        const cut = facts.causal && facts.kind !== 'mask',
+          shown = (n) => !(cut && n % C > Math.floor(n / C)) && Number.isFinite(part[n]);
+        const idx = part.map((_, n) => n).filter(shown),
+          lo = Math.min(...idx.map((n) => part[n])),
+          hi = Math.max(...idx.map((n) => part[n]));
+        const seq = facts.kind === 'probabilities';
+        kinds[seq ? 'probabilities' : 'signed']++;
+        assert.equal(k.scale, seq && !absolute ? 'row' : 'absolute', k.id);
+        if (seq && !absolute) {
+          // Relative to uniform attention: weight × the row's n visible keys / 2, at most 1, on
+          // the key's own rule (its 12 steps from 0 to 1).
+          assert.equal(k.loText, '0', k.id);
+          assert.equal(k.hiText, '2 × uniform', k.id);
+          assert.deepEqual(
+            k.steps,
+            Array.from({ length: 12 }, (_, n) => +(n / 11).toFixed(4)),
+            k.id,
+          );
+          for (let i = 0; i < R; i++) {
+            const row = idx.filter((n) => Math.floor(n / C) === i);
+            for (const n of row)
+              assert.equal(
+                k.shades[n],
+                +Math.min(1, (Math.abs(part[n]) * row.length) / 2).toFixed(4),
+                `${k.id}[${n}]`,
+              );
+          }
+        } else {
+          assert.equal(k.loText, fmt(lo), k.id);
+          assert.equal(k.hiText, fmt(hi), k.id);
+          const holding = (x) => idx.find((n) => part[n] === x); // a shaded cell holding x
+          assert.equal(k.cells[holding(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
+          assert.equal(k.cells[holding(hi)], k.hi, `${k.id}: the cell holding ${hi}`);
+        }
+        if (cut)
+          for (let n = 0; n < part.length; n++)
+            if (n % C > Math.floor(n / C))
+              assert.equal(k.cells[n], k.masked, `${k.id}[${n}]: masked`);
+        assert.notEqual(k.lo, k.hi, k.id);
+        // What the key says ("faint = small"): the larger end is further from the page's lightness.
+        if (seq || lo >= 0) {
+          const page = lightness(k.page);
+          assert.ok(
+            Math.abs(lightness(k.hi) - page) > Math.abs(lightness(k.lo) - page),
+            `${k.id}: ${k.lo} → ${k.hi} on ${k.page}`,
+          );
+        }
+      }
+      assert.ok(kinds.probabilities >= 6 && kinds.signed >= 12, JSON.stringify(kinds));
     }
-    assert.ok(kinds.probabilities === 5 && kinds.signed >= 12, JSON.stringify(kinds));
     await done(w);
   });
 }
@@ -554,8 +594,11 @@ test('§3.3, §3.4 and §3.6 cells explain themselves from the stages’ own val
   const sum = (a, b) => a.map((x, k) => `${op(x)}×${op(b[k])}`).join(' + ');
   /** Clicks [batch, row, col] of a stage; returns the panel's title and lines. */
   const pick = async (id, r, c, b) => {
-    const sel = `#main [data-stage="${id}"] .pick select`; // 4-D: one slice at a time
-    if ((await page.$(sel)) && b !== undefined) await page.selectOption(sel, String(b));
+    // 4-D: one batch element's heads at a time (the book's 2 heads)
+    const sel = `#main [data-stage="${id}"] .pick select`,
+      four = stageOf(BOOK, id).shape.length === 4;
+    if ((await page.$(sel)) && b !== undefined)
+      await page.selectOption(sel, String(four ? Math.floor(b / 2) : b));
     await page.click(
       `#main [data-stage="${id}"] td[data-row="${r}"][data-col="${c}"]` +
         (b === undefined ? '' : `[data-batch="${b}"]`),
@@ -696,7 +739,7 @@ for (const scheme of ['light', 'dark'])
       return {
         error: d.querySelector('parsererror') !== null,
         external: /href|url\((?!#hatch\))/.test(text),
-        fills: [...box.querySelectorAll('table.t td[data-row]')].map((td) => [
+        fills: [...box.querySelectorAll('table.t[data-slice="0"] td[data-row]')].map((td) => [
           rects[(+td.dataset.row + 1) * 7 + +td.dataset.col + 1].getAttribute('fill'),
           rgb(getComputedStyle(td).backgroundColor),
         ]),
@@ -704,16 +747,18 @@ for (const scheme of ['light', 'dark'])
           l.getAttribute('stroke-width'),
           l.getAttribute('stroke'),
         ]),
-        page: shown.map((l) => [l.getAttribute('stroke-width'), l.style.getPropertyValue('--hc')]),
+        page: shown.map((l) => l.getAttribute('stroke-width')),
         stubs: d.querySelectorAll('g path').length,
-        heads: new Set(shown.map((l) => l.style.getPropertyValue('--hc'))).size,
       };
     });
     assert.equal(got.error, false);
     assert.equal(got.external, false, 'standalone: no external references');
-    assert.equal(got.lines.length, 2 * 21); // two heads, 21 unmasked pairs each
-    assert.equal(got.heads, 2);
-    assert.deepEqual(got.lines, got.page); // widths and head colours as on the page
+    assert.equal(got.lines.length, 21); // head 1 of batch element 1: its 21 unmasked pairs
+    assert.deepEqual(
+      got.lines.map((l) => l[0]),
+      got.page,
+    ); // widths as on the page
+    assert.equal(new Set(got.lines.map((l) => l[1])).size, 1); // one head, one colour
     assert.equal(got.stubs, 15);
     assert.equal(got.fills.length, 36);
     // The export is the light theme's: on the light page its fills are the cells' own colours

@@ -1,16 +1,16 @@
 // The attention drawing beside a (T, T) scores or probabilities table: queries left, keys
-// right, one line per unmasked (query, key) pair, its width and opacity ∝ the weight (scores:
-// ∝ |score| / max |score|, coloured by sign). Masked pairs get a faint cut stub, dropped pairs a dashed
-// one. Multi-head stages (B, H, T, T) overlay their heads in distinct colours (BertViz's head
-// view) with buttons to show one head or all. SVG built from the table's own data.
+// right, one line per unmasked (query, key) pair, its width and opacity ∝ the weight relative
+// to its query's largest (or to 1 on the absolute scale, lib/scale.js; scores: ∝ |score| /
+// max |score|, coloured by sign). Masked pairs get a faint cut stub, dropped pairs a dashed
+// one. A multi-head stage (B, H, T, T) gets one drawing per head, side by side beside its
+// table (lib/render.js): no head is drawn over another. SVG built from the table's own data.
 import { fmt } from './format.js';
+import { relative, share } from './scale.js';
 import { byId } from './slices.js';
 
 var NS = 'http://www.w3.org/2000/svg',
   MAX_T = 32, // no drawing above: T² lines would be too dense
   MAX_W = 8; // MAX_W: px of the widest line
-// Okabe–Ito: distinct for colour-blind readers, visible on light and dark backgrounds.
-var HEADS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'];
 
 function svg(parent, tag, attrs) {
   var node = parent.ownerDocument.createElementNS(NS, tag);
@@ -26,14 +26,15 @@ export function wanted(info) {
   );
 }
 
-/** The drawing of batch element `batch` of stage `st` (rank 2, 3 or 4: [B,] [H,] T, T), as a
- *  div.dr; `info` its facts (CA.info). Above T = 32 a note says why there is none. */
+/** The drawing of slice `batch` of stage `st` (rank 2, 3 or 4: [B,] [H,] T, T; 4-D: b·H + h,
+ *  one head), as a div.dr; `info` its facts (CA.info). Above T = 32 a note says why there is
+ *  none. */
 export function figure(doc, st, wt, batch, info) {
   var shape = st.shape,
     rank = shape.length,
     T = shape[rank - 1],
-    H = rank === 4 ? shape[1] : 1;
-  var base = rank === 2 ? 0 : batch * H * T * T,
+    H = 1;
+  var base = rank === 2 ? 0 : batch * T * T,
     cfg = wt.config,
     box = doc.createElement('div');
   var scores = info.kind === 'scores',
@@ -61,14 +62,21 @@ export function figure(doc, st, wt, batch, info) {
   var dropped = function (h, i, j) {
     return pattern && !masked(h, i, j) && (self ? v(h, i, j) === 0 : pattern.data[i * T + j] === 0);
   };
-  // The scale: widest line = `top` (probabilities: 1, or the largest value above 1).
+  // The scale: widest line = `top` (probabilities: 1, or the largest value above 1), or,
+  // relative, twice uniform attention over its query's rows[i] visible keys (scale.js).
   var top = scores ? 0 : 1,
+    rel = relative(info),
+    rows = new Float64Array(T),
     h,
     i,
     j;
   for (h = 0; h < H; h++)
     for (i = 0; i < T; i++)
-      for (j = 0; j < T; j++) if (!masked(h, i, j)) top = Math.max(top, Math.abs(v(h, i, j)));
+      for (j = 0; j < T; j++)
+        if (!masked(h, i, j)) {
+          top = Math.max(top, Math.abs(v(h, i, j)));
+          rows[i]++;
+        }
   var label = function (k) {
     var t = cfg.tokens[k] || '""';
     return t.length > 10 ? t.slice(0, 9) + '…' : t;
@@ -137,7 +145,7 @@ export function figure(doc, st, wt, batch, info) {
           continue;
         }
         var x = v(h, i, j),
-          w = Math.abs(x) / (top || 1),
+          w = rel ? share(x, rows[i]) : Math.abs(x) / (top || 1),
           drop = dropped(h, i, j);
         var line = svg(lines, 'line', {
           x1: x1,
@@ -152,8 +160,6 @@ export function figure(doc, st, wt, batch, info) {
         line.dataset.h = h;
         if (drop) line.classList.add('dp');
         if (scores && x < 0) line.classList.add('ng');
-        // the head's colour as a custom property: a stroke attribute would lose to the sheet
-        if (H > 1) line.style.setProperty('--hc', HEADS[h % HEADS.length]);
       }
     }
   }
@@ -188,24 +194,12 @@ export function figure(doc, st, wt, batch, info) {
   note.textContent =
     (scores
       ? 'Width and opacity ∝ |score| (widest: ' + fmt(top) + '), colour its sign as in the key'
-      : 'Width and opacity ∝ weight (widest: ' + fmt(top) + ')') +
+      : rel
+        ? 'Width and opacity ∝ weight × its query’s n visible keys: half width is uniform attention (1/n), full width twice that or more'
+        : 'Width and opacity ∝ weight (widest: ' + fmt(top) + ')') +
     (info.causal ? '; masked pairs: a faint cut stub' : '') +
     (pattern ? '; dropped: dashed' : '') +
     '. Point at or focus a token to see only its lines.';
-  if (H > 1) {
-    var bar = box.insertBefore(doc.createElement('div'), pic);
-    bar.className = 'hb';
-    bar.setAttribute('role', 'group');
-    bar.setAttribute('aria-label', 'Heads shown');
-    for (h = -1; h < H; h++) {
-      var b = bar.appendChild(doc.createElement('button'));
-      b.type = 'button';
-      b.textContent = h < 0 ? 'all heads' : 'head ' + h;
-      b.dataset.head = h < 0 ? '' : h;
-      b.setAttribute('aria-pressed', String(h < 0));
-      if (h >= 0) b.style.setProperty('--hc', HEADS[h % HEADS.length]);
-    }
-  }
   return box;
 }
 
@@ -214,7 +208,7 @@ export function figure(doc, st, wt, batch, info) {
 export function focus(box, side, i) {
   var pic = box.querySelector('svg'),
     stage = box.closest('[data-stage]'),
-    t = stage && stage.querySelectorAll('table.t')[+box.dataset.batch || 0];
+    t = stage && stage.querySelector('table.t[data-slice="' + (box.dataset.batch || 0) + '"]');
   if (!pic) return;
   pic.classList.toggle('f', side !== undefined);
   pic.querySelectorAll('line,.cut').forEach(function (l) {
@@ -263,9 +257,7 @@ export function bind(root) {
   root.addEventListener('mouseout', off);
   root.addEventListener('focusout', off);
   root.addEventListener('click', function (e) {
-    var d = drawing(e),
-      hb = e.target.closest && e.target.closest('.hb button');
-    if (hb) return heads(hb);
+    var d = drawing(e);
     if (!d || !d[3]) return;
     var was = d[3].getAttribute('aria-pressed') === 'true';
     d[0].querySelectorAll('.tk').forEach(function (g) {
@@ -296,16 +288,5 @@ export function bind(root) {
     g.setAttribute('tabindex', -1);
     all[side * n + pos].setAttribute('tabindex', 0);
     all[side * n + pos].focus();
-  });
-}
-// A head button: show that head's lines only (or all).
-function heads(button) {
-  var box = button.closest('.dr'),
-    h = button.dataset.head;
-  button.parentNode.querySelectorAll('button').forEach(function (b) {
-    b.setAttribute('aria-pressed', String(b === button));
-  });
-  box.querySelectorAll('line').forEach(function (l) {
-    l.classList.toggle('hh', h !== '' && l.dataset.h !== h);
   });
 }

@@ -12,11 +12,11 @@
 import { load } from './api.js';
 import { budget } from './budget.js';
 import { bind as bindCells } from './cells.js';
-import { explain } from './explain.js';
 import { bind as bindExports } from './export.js';
 import { tables } from './facts.js';
 import { parseNumber } from './format.js';
 import { hints, watchHints } from './hints.js';
+import { LIB_LATER, preload, withLater } from './lazy.js';
 import { parse as parseJson } from './json.js';
 import { stage, update as updateStage } from './render.js';
 import { styleSheet } from './styles.js';
@@ -32,6 +32,8 @@ function controls(level) {
       })
     : [];
 }
+
+var preloading = null; // causal-attention-later.js, asked for once by the first widget drawn
 
 // Node and Workers have no HTMLElement: the class is defined there, never registered.
 class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object : HTMLElement) {
@@ -201,6 +203,8 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
     this.note.hidden = true;
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('ca-render', { bubbles: true }));
+    // the explanations and the pictures' exports, after this first table is painted
+    if (!preloading) preloading = preload(LIB_LATER).catch(function () {});
   }
 
   // The settings form: built when `controls` changes, its values set from the resolved
@@ -249,8 +253,13 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
     cell.classList.add('sel');
     title.textContent =
       id + '[' + (d.batch ? b + ', ' : '') + d.row + ', ' + d.col + '] = ' + cell.textContent;
-    this.note.replaceChildren(title, explain(this.wt, id, b, +d.row, +d.col, doc));
-    this.note.hidden = false;
+    var wt = this.wt,
+      note = this.note;
+    note.replaceChildren(title);
+    note.hidden = false;
+    withLater(LIB_LATER, function (m) {
+      if (title.isConnected) title.after(m.explain(wt, id, b, +d.row, +d.col, doc));
+    });
   }
 }
 

@@ -3,13 +3,12 @@
 // Each click also dispatches a `ca-export` event ({format, stage, batch, text or blob}) that
 // bubbles out of any shadow root, for pages (and tests) that want the result.
 import { load } from './api.js';
-import { frameHeight, frameSrc, snippet } from './export/embed.js';
-import { png, svgText } from './export/picture.js';
+// The text formats are here; the pictures and the embed snippet in causal-attention-later.js
+// (lib/later.js), loaded after the first table (lib/lazy.js).
 import { text } from './export/text.js';
+import { LIB_LATER, withLater } from './lazy.js';
 
 export { csvText, markdownText, plain, text } from './export/text.js';
-export { png, svgText } from './export/picture.js';
-export { snippet } from './export/embed.js';
 
 // A text format, copied to the clipboard.
 function table(format) {
@@ -37,7 +36,9 @@ export var formats = [
     extension: 'png',
     mime: 'image/png',
     produce: function (x) {
-      return png(x.wt, x.id, x.batch, x.doc);
+      return withLater(LIB_LATER, function (m) {
+        return m.png(x.wt, x.id, x.batch, x.doc);
+      });
     },
   },
   {
@@ -46,7 +47,9 @@ export var formats = [
     extension: 'svg',
     mime: 'image/svg+xml',
     produce: function (x) {
-      return svgText(x.wt, x.id, x.batch, x.doc, x.box);
+      return withLater(LIB_LATER, function (m) {
+        return m.svgText(x.wt, x.id, x.batch, x.doc, x.box);
+      });
     },
   },
   {
@@ -71,8 +74,10 @@ export var formats = [
     produce: function (x) {
       var base = new URL('.', x.doc.baseURI).href;
       x.say('Measuring…');
-      return frameHeight(frameSrc(x.id, x.config, base), x.doc).then(function (height) {
-        return { text: snippet(x.id, x.config, base, height), height: height };
+      return withLater(LIB_LATER, function (m) {
+        return m.frameHeight(m.frameSrc(x.id, x.config, base), x.doc).then(function (height) {
+          return { text: m.snippet(x.id, x.config, base, height), height: height };
+        });
       });
     },
   },

@@ -5,122 +5,13 @@
 // The colours are the tables' scales (--s0.., --c0.., lib/styles.js), read from CSS when drawing.
 import { el } from './dom.js';
 import { fmt } from './format.js';
-import { scale, sequential } from './scale.js';
+import { image } from './pixels.js';
 
 var SIZE = 480; // the canvas's largest side, CSS px
 var observers = new WeakMap(); // document -> the IntersectionObserver drawing what comes into view
 var live = new Set(); // the heatmaps on screen somewhere: redrawn when the colour scheme changes
 var states = new WeakMap(); // a heatmap's box and canvas -> its state h
-var palettes = {}; // palette(): the colours of a set of CSS stops
 var scheme = null; // the dark-scheme query, watched once
-
-// A CSS colour (any syntax) as [r, g, b, a], read back from a 1 × 1 canvas.
-function rgba(doc, colour) {
-  var c = doc.createElement('canvas'),
-    ctx = c.getContext('2d', { willReadFrequently: true });
-  c.width = c.height = 1;
-  ctx.fillStyle = colour;
-  ctx.fillRect(0, 0, 1, 1);
-  return ctx.getImageData(0, 0, 1, 1).data;
-}
-// The tables' colour scales (lib/styles.js's .h and .d rules, lib/scale.js's scale()), as
-// 256 colours each mixed by the browser exactly as a cell's: the sequential scale for
-// probabilities and masks, each half of the diverging one (> 0, < 0) for signed kinds; and
-// the colour of −∞ and NaN.
-function palette(canvas, seq) {
-  var css = getComputedStyle(canvas),
-    v = function (n) {
-      return css.getPropertyValue('--' + n).trim();
-    },
-    halves = seq
-      ? [['s0', 's1', 's2']]
-      : [
-          ['c0', 'p1', 'p2'],
-          ['c0', 'n1', 'n2'],
-        ],
-    none = v('line') || '#888',
-    key =
-      halves
-        .map(function (h) {
-          return h.map(v).join();
-        })
-        .join() + none,
-    cache = palettes;
-  if (!cache[key]) {
-    var doc = canvas.ownerDocument,
-      c = doc.createElement('canvas'),
-      ctx = c.getContext('2d', { willReadFrequently: true });
-    c.width = 256;
-    c.height = halves.length;
-    halves.forEach(function (h, row) {
-      var e = h.map(v);
-      for (var k = 0; k < 256; k++) {
-        var t = ((100 * k) / 255).toFixed(2) + '%';
-        ctx.fillStyle =
-          'color-mix(in oklab,color-mix(in oklab,' +
-          e[2] +
-          ' ' +
-          t +
-          ',' +
-          e[1] +
-          ') ' +
-          t +
-          ',color-mix(in oklab,' +
-          e[1] +
-          ' ' +
-          t +
-          ',' +
-          e[0] +
-          '))';
-        ctx.fillRect(k, row, 1, 1);
-      }
-    });
-    var px = ctx.getImageData(0, 0, 256, halves.length).data;
-    cache[key] = {
-      lut: px.slice(0, 1024),
-      neg: halves.length > 1 ? px.slice(1024) : null,
-      none: rgba(doc, none),
-    };
-  }
-  return cache[key];
-}
-
-// The offscreen image: one pixel per value (−∞ and NaN in the grid-line colour).
-function image(h) {
-  var m = h.m,
-    doc = h.canvas.ownerDocument,
-    img = doc.createElement('canvas'),
-    ctx = img.getContext('2d');
-  var sc = scale(m, { kind: h.kind }) || { seq: sequential(h.kind), top: 1 },
-    colours = palette(h.canvas, sc.seq),
-    f = function (x) {
-      return x / sc.top;
-    };
-  img.width = m.cols;
-  img.height = m.rows;
-  var data = ctx.createImageData(m.cols, m.rows),
-    px = data.data,
-    none = colours.none;
-  for (var i = 0, p = 0; i < m.rows; i++) {
-    for (var j = 0; j < m.cols; j++, p += 4) {
-      var x = m.value(i, j),
-        t = f(x),
-        src = t < 0 && colours.neg ? colours.neg : colours.lut,
-        k;
-      if (isFinite(x)) k = 4 * Math.round(255 * Math.min(1, Math.abs(t)));
-      else {
-        src = none;
-        k = 0;
-      }
-      px[p] = src[k];
-      px[p + 1] = src[k + 1];
-      px[p + 2] = src[k + 2];
-      px[p + 3] = 255;
-    }
-  }
-  ctx.putImageData(data, 0, 0);
-  return img;
-}
 
 // Draws the view (and the cursor, and a drag's rectangle) onto the visible canvas.
 function draw(h) {
@@ -129,8 +20,11 @@ function draw(h) {
     ctx = canvas.getContext('2d'),
     W = canvas.width,
     H = canvas.height;
-  if (!h.img) h.img = image(h);
-  ctx.imageSmoothingEnabled = false;
+  if (!h.img) h.img = image(h.canvas, h.m, h.info);
+  // Fewer pixels than values: averaged ('high' quality), so that a 1024 × 1024 tensor shows
+  // its structure, not a sample of it; more: crisp squares.
+  ctx.imageSmoothingEnabled = v.cols > W || v.rows > H;
+  ctx.imageSmoothingQuality = 'high';
   ctx.clearRect(0, 0, W, H);
   ctx.drawImage(h.img, v.c0, v.r0, v.cols, v.rows, 0, 0, W, H);
   var sx = W / v.cols,
@@ -205,12 +99,13 @@ function observe(h) {
   io.observe(h.canvas);
 }
 
-// The canvas's size for the view: at most SIZE CSS px a side, at most 12 px a value.
+// The canvas's size: the whole tensor's, at most h.size CSS px a side and 12 px a value, kept
+// when zooming (a zoomed view fills the same canvas).
 function size(h) {
-  var v = h.view,
+  var m = h.m,
     dpr = (h.dpr = (h.canvas.ownerDocument.defaultView || {}).devicePixelRatio || 1);
-  var w = Math.min(SIZE, v.cols * 12),
-    ht = Math.min(SIZE, v.rows * 12);
+  var w = Math.min(h.size, m.cols * 12),
+    ht = Math.min(h.size, m.rows * 12);
   h.canvas.style.width = w + 'px'; // the height follows the canvas's aspect ratio (CSS: height auto)
   h.canvas.width = Math.round(w * dpr);
   h.canvas.height = Math.round(ht * dpr);
@@ -309,14 +204,16 @@ export function showRegion(h) {
 }
 
 /** A heatmap of matrix `m` (lib/render.js's matrix(): rows, cols, value, labels).
- *  opts: {doc, kind, name ('id[b]'), head (caption element), table(region) -> element, max}. */
+ *  opts: {doc, info (the stage's facts: kind, causal), name ('id[b]'), head (caption
+ *  element), table(region) -> element, max, size (the canvas's largest side, CSS px)}. */
 export function create(m, opts) {
   var doc = opts.doc,
     box = el(doc, 'div', 'hm'),
     canvas = el(doc, 'canvas');
   var h = {
     m: m,
-    kind: opts.kind,
+    info: opts.info,
+    size: opts.size || SIZE,
     name: opts.name,
     table: opts.table,
     max: opts.max || 32,

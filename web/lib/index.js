@@ -11,13 +11,26 @@ import { shownIndices, torchFormat } from './format.js';
 import { state as heatmapState } from './heatmap.js';
 import * as hash from '../hash.js';
 import * as json from './json.js';
+import { LIB_LATER, later, loaded } from './lazy.js';
 import { nonFinite } from './nonfinite.js';
 import { inWorker, serve } from './worker.js';
+
+function fromLater(name) {
+  return function () {
+    var m = loaded(LIB_LATER);
+    if (!m) throw new Error('CausalAttention.later() first: ' + LIB_LATER + ' is not loaded');
+    return m[name].apply(null, arguments);
+  };
+}
 
 // What Node users and tests read besides load() and json (typed in causal-attention.d.ts): the
 // rest of the modules are imported by the page's scripts (src/wasm/pack.js shares them).
 var ns = {
   load: load,
+  /** A promise of causal-attention-later.js's namespace (loaded once, beside this file). */
+  later: function () {
+    return later(LIB_LATER);
+  },
   json: { parse: json.parse, stringify: json.stringify },
   hash: { parse: hash.parse, stringify: hash.stringify },
   budget: budget,
@@ -27,9 +40,11 @@ var ns = {
   draw: { figure: draw.figure, bind: draw.bind },
   exports: {
     text: exportsOf.text,
-    png: exportsOf.png,
-    svg: exportsOf.svgText,
-    snippet: exportsOf.snippet,
+    // The pictures and the snippet are in causal-attention-later.js: after later() has loaded
+    // it (the page and the widget load it after their first table; the npm package has it).
+    png: fromLater('png'),
+    svg: fromLater('svgText'),
+    snippet: fromLater('snippet'),
     markdownCell: exportsOf.markdownText,
     csvCell: exportsOf.csvText,
     plain: exportsOf.plain,

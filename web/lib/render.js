@@ -5,8 +5,9 @@ import { info as stageInfo } from './facts.js';
 import { figure, wanted as drawn } from './draw.js';
 import { formats } from './export.js';
 import * as heatmap from './heatmap.js';
+import { heads, repaint } from './heads.js';
 import { nonFinite } from './nonfinite.js';
-import { byId, isBig, matrix, maxDiff, maxShown, part, sliceCount, sliceName } from './slices.js';
+import { byId, isBig, matrix, maxDiff, maxShown, sliceCount, sliceName } from './slices.js';
 import { key, scale } from './scale.js';
 import { caption, fill, table, textOf } from './table.js';
 
@@ -16,7 +17,7 @@ var latest = new WeakMap(),
   redraws = new WeakMap();
 
 // A slice's table (or heatmap) in a div.duo, with its drawing beside it (lib/draw.js) for
-// (T, T) attention stages (4-D: every head of the slice's batch element).
+// (T, T) attention stages (4-D: the slice's head).
 function duo(doc, st, wt, info, b, opts, heat) {
   var box = el(doc, 'div', 'duo');
   box.appendChild(heat ? big(st, wt, info, b, opts) : table(doc, st, wt, info, b, opts));
@@ -27,8 +28,7 @@ function duo(doc, st, wt, info, b, opts, heat) {
   return box;
 }
 function drawing(doc, st, wt, b, info) {
-  var H = st.shape.length === 4 ? st.shape[1] : 1,
-    fig = figure(doc, st, wt, Math.floor(b / H), info);
+  var fig = figure(doc, st, wt, b, info);
   redraws.set(fig, function (now, nowWt) {
     fig.replaceWith(drawing(doc, now, nowWt, b, info));
   });
@@ -44,7 +44,8 @@ function big(st, wt, info, batch, opts) {
   if (opts.caption === false) head.className = 'hc sr';
   var box = heatmap.create(m, {
     doc: doc,
-    kind: info.kind,
+    info: info,
+    size: opts.size,
     name: sliceName(st, batch).name,
     head: head,
     max: max,
@@ -54,7 +55,17 @@ function big(st, wt, info, batch, opts) {
     },
   });
   latest.set(box, { st: st, wt: wt });
+  box.dataset.slice = batch;
+  heatKey(doc, box, m, info);
   return box;
+}
+// A heatmap's colour key, under its canvas (the tables' key, lib/scale.js).
+function heatKey(doc, box, m, info) {
+  var sc = scale(m, info),
+    old = box.querySelector(':scope > .ck'),
+    ck = sc && key(doc, sc);
+  if (old) old.remove();
+  if (ck) box.querySelector('canvas').after(ck);
 }
 // The buttons under a table: the export formats (lib/export.js) and, on the page, the link.
 function tools(doc, st, batch, withEmbed) {
@@ -108,21 +119,37 @@ export function stage(st, wt, opts) {
     return duo(doc, now || st, nowWt || wt, info, b, opts, heat);
   };
   if (st.shape.length === 4) {
-    // One (batch element, head) at a time, picked with a select: B·H tables would be a wall.
-    var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element and head ')),
-      pick = label.appendChild(el(doc, 'select'));
-    for (var k = 0; k < n; k++)
-      pick.appendChild(el(doc, 'option', '', part(st, k).split(': ')[1])).value = k;
-    var shown = [box.appendChild(slice(0)), box.appendChild(tools(doc, st, 0, opts.embed))];
-    pick.addEventListener('change', function () {
-      var now = latest.get(box) || { st: st, wt: wt },
-        k = +pick.value,
-        next = [slice(k, now.st, now.wt), tools(doc, now.st, k, opts.embed && !k)];
-      shown.forEach(function (node, i) {
-        node.replaceWith(next[i]);
+    // Every head of one batch element side by side (lib/heads.js); the batch element picked
+    // with a select.
+    var B = st.shape[0],
+      H = st.shape[1],
+      multiples = function (b, now, nowWt, head) {
+        return heads(doc, now || st, nowWt || wt, b, {
+          big: heat,
+          head: head,
+          slice: function (k) {
+            return slice(k, now, nowWt);
+          },
+          tools: function (k) {
+            return tools(doc, now || st, k, opts.embed && !k);
+          },
+        });
+      };
+    if (B > 1) {
+      var label = box.appendChild(el(doc, 'label', 'pick', 'Batch element ')),
+        pick = label.appendChild(el(doc, 'select'));
+      for (var k = 0; k < B; k++)
+        pick.appendChild(el(doc, 'option', '', k + 1 + ' of ' + B)).value = k;
+      pick.addEventListener('change', function () {
+        // label.parentNode: the box shown (a placeholder may have taken this box's children)
+        var host = label.parentNode,
+          now = latest.get(host) || { st: st, wt: wt },
+          old = host.querySelector(':scope > .heads');
+        old.replaceWith(multiples(+pick.value, now.st, now.wt, +old.dataset.head || 0));
       });
-      shown = next;
-    });
+    }
+    box.appendChild(multiples(0));
+    box.dataset.heads = H;
   } else {
     for (var b = 0; b < n; b++) {
       box.appendChild(slice(b));
@@ -148,25 +175,32 @@ export function update(box, st, wt, opts) {
   if (!nf !== !box.querySelector(':scope > .nf')) return false; // a note comes or goes: rebuild
   var doc = opts.doc || document,
     info = stageInfo(st.id),
-    pick = box.querySelector(':scope > .pick select'),
-    b = pick ? +pick.value : 0;
+    b;
   latest.set(box, { st: st, wt: wt }); // a 4-D stage's select builds its slices from the newest values
   var nodes = [];
-  Array.prototype.forEach.call(box.children, function (child) {
-    nodes.push.apply(nodes, child.classList.contains('duo') ? child.children : [child]);
-  });
+  (function walk(parent) {
+    Array.prototype.forEach.call(parent.children, function (child) {
+      var list = child.classList;
+      if (list.contains('heads')) repaint(child, st, wt); // the thumbnails
+      if (list.contains('duo') || list.contains('heads') || list.contains('head')) walk(child);
+      else nodes.push(child);
+    });
+  })(box);
   nodes.forEach(function (node) {
     if (heatmap.isHeatmap(node)) {
       latest.set(node, { st: st, wt: wt });
+      b = +node.dataset.slice;
+      var hm = matrix(st, wt, b);
       heatmap.update(
         node,
-        matrix(st, wt, b),
+        hm,
         caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''),
       );
-      b++;
+      heatKey(doc, node, hm, info);
     } else if (node.className === 'scroll') {
       var t = node.firstChild,
         cap = t.caption;
+      b = +t.dataset.slice;
       cap.replaceChildren();
       cap.className = opts.caption === false ? 'sr' : '';
       caption(doc, cap, st, info, b, '');
@@ -190,7 +224,6 @@ export function update(box, st, wt, opts) {
       if (old && ck) old.replaceWith(ck);
       else if (old) old.remove();
       else if (ck) node.appendChild(ck);
-      b++;
     } else if (node.classList.contains('nf')) node.textContent = nf;
     else if (node.className === 'after') node.textContent = afterText(st, wt);
     else if (redraws.has(node)) redraws.get(node)(st, wt); // a drawing: drawn again

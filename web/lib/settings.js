@@ -1,34 +1,12 @@
 // The settings a reader can change with a control, from the core's settings table (api.settings:
-// key, type, range, default, group, label, help; facts.js holds it once loaded): every key but
-// the inputs and token labels, which have an editor of their own. What is the page's and the
-// widget's choice, not a fact of the configuration, is here: the controls' order and which
-// control shows empty while it follows T (the table says which the widget's compact controls
-// offer: `compact`).
+// key, type, range, default, group, order, label, help; facts.js holds it once loaded): every
+// key but the inputs and token labels, which have an editor of their own, in the table's
+// `order`. What is the page's and the widget's choice, not a fact of the configuration, is
+// here: which control shows empty while it follows T (the table says which the widget's
+// compact controls offer: `compact`).
 import { tables } from './facts.js';
 
-var EMPTY = ['context_length'], // "= tokens" until edited
-  // The controls' order, the page's form's (by section of the chapter); a setting the core adds
-  // comes after these, in the core's order.
-  ORDER = [
-    'query_token',
-    'seed_v1',
-    'd_out',
-    'seed_weights',
-    'qkv_bias',
-    'scale',
-    'dropout',
-    'seed_dropout',
-    'rng',
-    'train',
-    'seed_class',
-    'class_dropout',
-    'context_length',
-    'num_heads',
-  ];
-function rank(s) {
-  var k = ORDER.indexOf(s.key);
-  return k < 0 ? ORDER.length : k;
-}
+var EMPTY = ['context_length']; // "= tokens" until edited
 
 /** The settings with a control, in the controls' order: the core's rows, plus `empty`. */
 export function settings() {
@@ -37,7 +15,7 @@ export function settings() {
       return s.type !== 'inputs' && s.type !== 'strings';
     })
     .sort(function (a, b) {
-      return rank(a) - rank(b); // stable: new settings keep the core's order
+      return a.order - b.order; // the core's: the page's form, by section of the chapter
     })
     .map(function (s) {
       return Object.assign({}, s, { empty: EMPTY.indexOf(s.key) >= 0 });

@@ -32,11 +32,14 @@ export function maxDiff(a, b) {
   for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
   return worst;
 }
-/** The label of row/column i on an axis of the stage table: tok (token labels), sum, bias,
- *  '' (an unlabelled row), or a feature index. */
-function label(axis, i, cfg) {
+/** The label of row/column i on an axis of the stage table: tok (token labels, or their
+ *  indices: `indexed`, random rows nobody named), sum, bias, '' (an unlabelled row), or a
+ *  feature index. */
+function label(axis, i, cfg, indexed) {
   return axis === 'tok'
-    ? cfg.tokens[i]
+    ? indexed
+      ? String(i)
+      : cfg.tokens[i]
     : axis === 'sum' || axis === 'bias'
       ? axis
       : !axis
@@ -79,16 +82,17 @@ export function matrix(st, wt, batch) {
     rows: rows,
     cols: cols,
     corner: corner(info),
+    rowNamed: !info.rows, // a vector's one row: named after the stage (attn_weights_q)
     value: function (i, j) {
       return st.data[offset + i * cols + j];
     },
     // No row axis (a vector, a scalar): the row is named after the stage.
     rowLabel: function (i) {
-      var l = label(info.rows, i, cfg);
+      var l = label(info.rows, i, cfg, wt.indexed);
       return l === null ? st.id.replace(/^[^.]*\./, '') : l;
     },
     colLabel: function (j) {
-      var l = label(info.cols, j, cfg);
+      var l = label(info.cols, j, cfg, wt.indexed);
       return l === null ? '' : l;
     },
   };

@@ -20,6 +20,7 @@ var LIGHT = {
   p2: '#0b3d7a',
   n1: '#e3906c',
   n2: '#7a1a12',
+  mk: '#d5d5d5', // masked cells
 };
 var light =
   '--bg:#fff;--fg:#1b1b1b;--muted:#595959;--line:#c9d1d9;--soft:#f3f5f7;--accent:#0a58b8;--err:#b3261e;' +
@@ -32,7 +33,7 @@ var light =
 var dark =
   '--bg:#121417;--fg:#e8e8e8;--muted:#a9b0b8;--line:#3b4149;--soft:#1d2126;--accent:#79b8ff;--err:#ff8a80;' +
   '--s0:#1c2131;--s1:#3a8a8c;--s2:#fde95a;--c0:#1c2131;--p1:#3a74b0;--p2:#c4e2ff;--n1:#b0603f;--n2:#ffd0ba;' +
-  '--cs:.458;--cd:.5;--cn:.495;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
+  '--mk:#3a3f47;--cs:.458;--cd:.5;--cn:.495;--dir:-1;--hl:rgba(255,200,60,.25);--hatch:rgba(255,255,255,.2);color-scheme:dark';
 // The host's hooks (README, Embedding): --ca-fg, --ca-bg, --ca-accent, --ca-border override
 // the theme's colours, --ca-font and --ca-font-size its font; custom properties inherit
 // into the shadow root, nothing else from the host does.
@@ -85,6 +86,7 @@ export var css = [
   '.t th,.t td{border:1px solid var(--line);padding:.2rem .45rem;white-space:nowrap}',
   '.t th{max-width:8rem;overflow:hidden;text-overflow:ellipsis;background:var(--soft)}',
   '.t .k,.t .em{font-weight:400;font-size:.75rem}',
+  '.t th.nm{max-width:none;overflow-wrap:anywhere}', // a stage's name as a row header: whole
   '.t td{text-align:right;cursor:pointer;transition:box-shadow .15s}',
   '.t td:focus-visible,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
   '@media (hover:hover){.t td:hover{outline:2px solid var(--accent);outline-offset:-2px}}',
@@ -92,10 +94,12 @@ export var css = [
   // Shading (cells and the key alike): the Bézier e0 → e2 through e1 at t = --v (= |x| / top);
   // text black or white past --cut.
   '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2);--cut:var(--cn)}',
-  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e5%,100%))}',
+  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e7%,100%))}',
   // Masked: thin hatching that leaves the digits readable; dropped: a full-size ✗ before the number.
   '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 1px,transparent 1px 6px)}',
   '.x::before{content:"✗ ";font-weight:700}',
+  // Masked cells of a causal stage (not shaded): one grey, in tables, keys and heatmaps alike.
+  '.mk{background-color:var(--mk)}.km{display:inline-flex;align-items:center;gap:.25rem}.km .mk{width:.9rem;height:.9rem;border:1px solid var(--line)}',
   '.t .hl,.t .ln{box-shadow:inset 0 0 0 99rem var(--hl)}.t .op{outline:3px dashed var(--accent);outline-offset:-3px}',
   '.ck{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem;font-size:.78rem;color:var(--muted);margin-bottom:.3rem}',
   '.ks{display:inline-flex;border:1px solid var(--line)}.ks span{width:.9rem;height:.9rem}',
@@ -111,6 +115,11 @@ export var css = [
   '.dn{font-size:.78rem;color:var(--muted);max-width:22rem;margin:.2rem 0}',
   '.hb button{margin:0 .2rem .2rem 0;font-size:.75rem;border-bottom:3px solid var(--hc,var(--line))}.hb [aria-pressed=true]{font-weight:700}',
   '.after{margin:0;font-weight:600}',
+  // Every head of a batch element side by side (lib/heads.js): small heads whole, big ones as
+  // thumbnails that enlarge their head below.
+  '.heads{display:flex;flex-wrap:wrap;gap:.5rem 2rem;align-items:flex-start}.heads>.head{flex:1 1 24rem;min-width:0;max-width:100%}',
+  '.thumbs{display:flex;flex-wrap:wrap;gap:.4rem;flex:1 1 100%}.thumbs+.head{flex-basis:100%}',
+  '.th{display:flex;flex-direction:column;align-items:center;gap:.15rem;margin:0;padding:.2rem;font-size:.75rem}.th canvas{display:block}.th[aria-pressed=true]{outline:3px solid var(--accent);outline-offset:-1px;font-weight:700}',
   // While the page renders, its stages off screen skip style, layout and paint (web/app.js
   // renders them in idle time after); the height they had when last shown keeps the
   // scrollbar still.
@@ -132,10 +141,12 @@ export var css = [
   '.ex p{margin:.2rem 0}',
   // A narrow box (a phone): compact digits, row labels stay in sight while the table scrolls
   // (px: the widget's sheet turns rem into var(), which a container query cannot hold).
-  '@container (max-width:34em){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}}',
+  '@container (max-width:34em){.t td,.t th{font-size:.75rem;padding:.15rem}.t .k{white-space:normal}.t tbody th{position:sticky;left:0;z-index:1;max-width:5rem}.t th.nm{white-space:normal}}',
   '@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}',
 ].join('\n');
 
+/** The light theme's masked cells' colour, for exports. */
+export var masked = LIGHT.mk;
 /** A cell's light-theme colours for exports (canvas takes color-mix): the shading of
  *  --v = v on the sequential (seq) or diverging scale (neg: below 0), and its text colour. */
 export function shade(v, seq, neg) {

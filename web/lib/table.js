@@ -3,7 +3,7 @@
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 import { el } from './dom.js';
 import { fmt, torchFormat } from './format.js';
-import { matrix, sliceName } from './slices.js';
+import { isBig, matrix, sliceName } from './slices.js';
 import { key, marks, scale } from './scale.js';
 
 // What a screen reader should say for the cells whose meaning is in their look.
@@ -14,15 +14,16 @@ function spoken(x, masked, dropped) {
   return say;
 }
 
-/** A cell's look from its value: text (fmt, or print()'s format), shading on the table's
- *  scale sc, markers, its spoken label. Touches only what changed, and keeps the highlight
- *  classes (sel, hl) of a picked cell. */
-function paint(td, x, masked, dropped, sc, text) {
+/** A cell's look from its value: text (fmt, or print()'s format), shading t (0 to 1, on the
+ *  sequential scale when seq, or null: none; masked cells of a causal stage are not shaded:
+ *  they show the masked colour), markers, its spoken label. Touches only what changed, and
+ *  keeps the highlight classes (sel, hl) of a picked cell. */
+function paint(td, x, masked, dropped, t, seq, text) {
   var key =
     (masked ? 1 : 0) +
     (dropped ? 2 : 0) +
     '|' +
-    (sc ? +sc.seq + ':' + sc.top : '') +
+    (t === null ? '' : +seq + ':' + t) +
     (text === fmt ? '' : 't');
   if (Object.is(td._x, x) && td._k === key) return; // as painted last time
   td._x = x;
@@ -37,10 +38,11 @@ function paint(td, x, masked, dropped, sc, text) {
   if (masked) cls += ' m';
   if (dropped) cls += ' x';
   if (x === -Infinity) cls += ' ni';
-  if (sc && isFinite(x)) {
-    cls += (sc.seq ? ' h' : ' d') + (x < 0 ? ' ng' : '');
-    td.style.setProperty('--v', (Math.abs(x) / sc.top).toFixed(4));
+  if (t !== null) {
+    cls += (seq ? ' h' : ' d') + (x < 0 ? ' ng' : '');
+    td.style.setProperty('--v', t.toFixed(4));
   } else if (list.contains('h') || list.contains('d')) td.style.removeProperty('--v');
+  if (masked && t === null) cls += ' mk';
   if (list.contains('sel')) cls += ' sel';
   if (list.contains('hl')) cls += ' hl';
   if (td.className !== cls.slice(1)) td.className = cls.slice(1);
@@ -48,10 +50,11 @@ function paint(td, x, masked, dropped, sc, text) {
     if (td.getAttribute('aria-label') !== say) td.setAttribute('aria-label', say);
   } else if (td.hasAttribute('aria-label')) td.removeAttribute('aria-label');
 }
-// Sets a header's label (an empty one shows as ""; long ones are cut, whole in the title).
-function setHeader(th, text) {
+// Sets a header's label (an empty one shows as ""; long ones are cut, whole in the title; a
+// stage's name, `named`, never).
+function setHeader(th, text, named) {
   var shown = text || '""',
-    cls = text ? '' : 'em';
+    cls = named ? 'nm' : text ? '' : 'em';
   if (th.textContent !== shown) th.textContent = shown;
   if (th.className !== cls) th.className = cls;
   if (text.length > 12) th.title = text;
@@ -68,8 +71,9 @@ function header(doc, text, scope) {
  *  then the slice's subtitle. */
 export function caption(doc, cap, st, info, k, cut) {
   var sub = cut ? '' : sliceName(st, k).sub;
-  if ((!k || st.shape.length === 4) && !cut) {
-    // 4-D stages show one picked slice: always in full
+  if ((!k || (st.shape.length === 4 && (isBig(st) || !(k % st.shape[1])))) && !cut) {
+    // 4-D stages show one batch element's heads (lib/heads.js): in full on its first head, or
+    // on the one enlarged
     var head = cap.appendChild(el(doc, 'span', 'hd'));
     head.appendChild(el(doc, 'span', 'ti', st.title));
     head.appendChild(
@@ -96,11 +100,13 @@ export function fill(t, st, wt, info, batch, region, text) {
   for (var r = 0; r < region.rows; r++) {
     var cells = rows[r].cells,
       i = region.r0 + r;
-    setHeader(cells[0], m.rowLabel(i));
+    setHeader(cells[0], m.rowLabel(i), m.rowNamed);
     for (j = 0; j < region.cols; j++) {
       var c = region.c0 + j,
-        f = flags(i, c);
-      paint(cells[j + 1], m.value(i, c), f[0], f[1], sc, text || fmt);
+        f = flags(i, c),
+        x = m.value(i, c),
+        shaded = sc && isFinite(x) && !(sc.causal && f[0]);
+      paint(cells[j + 1], x, f[0], f[1], shaded ? sc.v(i, x) : null, sc && sc.seq, text || fmt);
     }
   }
 }
@@ -134,6 +140,7 @@ export function table(doc, st, wt, info, batch, opts, region) {
           (region.c0 + region.cols - 1),
   );
   t.dataset.dims = region.rows + 'x' + region.cols;
+  t.dataset.slice = batch || 0;
   var tr, j;
   if (st.shape.length) {
     // a 0-D stage: the value alone, no axes

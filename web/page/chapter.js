@@ -3,12 +3,31 @@
 // dropout tables, §3.6's error when d_out does not divide into num_heads, and the preset's note.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
-import * as why from '../why.js';
+import { pageLater } from './later-load.js';
+import { byId } from '../lib/slices.js';
 import * as stages from './stages.js';
 
 var doc = document,
   main = doc.getElementById('main'),
-  exercise = null; // exercise 3.3's paragraph, built once
+  exercise = null, // exercise 3.3's paragraph, built once
+  why = null; // "Why are my numbers different?" (why.js fills it), the same box every render
+
+// The box under the dropout tables when dropout is on in train mode (a preset without the
+// dropout demo: none) and the function that fills it when seen or in idle time (a second run
+// and four tables were 8 ms of every edit), with why.js from app-later.js.
+function whyBox(api, res, c) {
+  var cfg = res.config;
+  if (!cfg.train || !cfg.dropout || !byId(res).dropout_example) return null;
+  if (!why) why = el(doc, 'aside', 'why');
+  return [
+    why,
+    function () {
+      return pageLater().then(function (m) {
+        m.why.fill(why, api, res, c);
+      });
+    },
+  ];
+}
 
 function exerciseLink() {
   var p = el(doc, 'p', 'exercise'),
@@ -44,6 +63,22 @@ function presetNote(api, res, preset) {
   );
 }
 
+// The settings of the book's steps that a preset (MultiHeadAttention alone) does not read:
+// §3.3-3.4's query token and v1 seed, SelfAttention_v2's weights, the dropout example's p.
+// Marked data-book (style.css hides them under .preset), and a fieldset left empty with them.
+var BOOK_ONLY = ['query_token', 'seed_v1', 'seed_weights', 'dropout'];
+function bookOnly() {
+  BOOK_ONLY.forEach(function (k) {
+    var f = doc.getElementById(k);
+    if (f) f.parentNode.setAttribute('data-book', '');
+  });
+  doc.querySelectorAll('#settings fieldset').forEach(function (set) {
+    var rows = set.querySelectorAll(':scope > .f, :scope > .c');
+    if (rows.length && set.querySelectorAll(':scope > [data-book]').length === rows.length)
+      set.setAttribute('data-book', '');
+  });
+}
+
 /** Renders state s (its result, config, preset, torch) with module api. */
 export function render(api, s) {
   var res = s.result,
@@ -54,7 +89,7 @@ export function render(api, s) {
     has[stageInfo(st.id).section] = true;
   });
   if (has.mha && !s.preset) extra.mha = [exercise || (exercise = exerciseLink())];
-  var box = why.shown(api, res, s.config);
+  var box = whyBox(api, res, s.config);
   if (box && has.s4) {
     extra.s4 = [box[0]];
     later.push(box);
@@ -72,6 +107,16 @@ export function render(api, s) {
       extra.mha = [el(doc, 'p', 'err', e.message)];
     }
   }
-  stages.show(res, { doc: doc, embed: true, torch: s.torch }, extra, later);
+  // A preset shows its result first: exercise 3.3's heads, on the first screen.
+  stages.show(
+    res,
+    { doc: doc, embed: true, torch: s.torch },
+    extra,
+    later,
+    s.preset ? ['mha.attn_weights'] : [],
+  );
   presetNote(api, res, s.preset);
+  // The sidebar shows the preset's own settings: the others' fields (data-book) are hidden.
+  bookOnly();
+  doc.getElementById('controls').classList.toggle('preset', !!s.preset);
 }

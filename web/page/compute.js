@@ -15,14 +15,11 @@ var doc = document,
   timer = 0; // the progress line's ticking clock
 
 // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
-// takes tens of ms; GPT-2's 1024 × 768 about a second): multiply-adds of its passes.
+// takes tens of ms; GPT-2's 1024 × 768 about a second), by the core's cost model (api.cost):
+// its multiply-adds, or half the main thread's budget (many heads, a long context_length).
 function heavy(c) {
-  var x = c.inputs,
-    T = x && x.randn ? x.randn[0] : x ? x.length : 6,
-    D = x && x.randn ? x.randn[1] : x && x[0] ? x[0].length : 3,
-    d = c.d_out || 2;
-  // or many heads / a long context_length: half the main thread's budget (lib/budget.js)
-  return T * (T + D) * d * 4 > HEAVY || budget.work(c) > budget.maxWork / 2;
+  var k = budget.cost(c);
+  return !!k && (k.multiply_adds > HEAVY || k.work > budget.maxWork / 2);
 }
 
 /** The book's walkthrough, already computed: the first compute({}) shows it. */
@@ -40,6 +37,14 @@ export function compute(api, c, preset, done, fail) {
     options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
   queued = null;
   if (tooBig) return fail(tooBig);
+  if (preset && !c.tokens) {
+    // A preset's random rows are named by their index, not by the book's words (lib/slices.js).
+    var shown = done;
+    done = function (res) {
+      res.indexed = true;
+      shown(res);
+    };
+  }
   if (!preset && !heavy(c)) {
     var res = first;
     first = null;

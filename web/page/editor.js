@@ -58,6 +58,10 @@ function input(tr, props, row, col, label) {
   if (col !== undefined) box.dataset.col = col;
   box.setAttribute('aria-label', label);
 }
+// A value's spoken label: its token's name, e.g. '"journey" (token 1), feature 0'.
+function valueLabel(token, i, j) {
+  return '"' + token + '" (token ' + i + '), feature ' + j;
+}
 /** Builds the editor for model {tokens, rows} (text), or {big: [T, D]} (too big to edit). */
 export function build(model) {
   var fragment = doc.createDocumentFragment();
@@ -92,7 +96,7 @@ export function build(model) {
         'Label of token ' + i,
       );
       row.forEach(function (v, j) {
-        input(tr, { name: 'inputs', value: v }, i, j, 'Token ' + i + ', feature ' + j);
+        input(tr, { name: 'inputs', value: v }, i, j, valueLabel(model.tokens[i], i, j));
       });
       var remove = el(
         doc,
@@ -155,6 +159,16 @@ export function restructure(change) {
 /** The editor's clicks: + token, + feature, − feature, × of a row; then(source) after a change. */
 export function bind(defaultTokens, then) {
   var form = table.form || doc.getElementById('controls');
+  // A renamed token renames its values' labels.
+  table.addEventListener('input', function (e) {
+    var t = e.target;
+    if (t.name !== 'tokens') return;
+    t.closest('tr')
+      .querySelectorAll('input[name=inputs]')
+      .forEach(function (x) {
+        x.setAttribute('aria-label', valueLabel(t.value, +x.dataset.row, +x.dataset.col));
+      });
+  });
   form.addEventListener('click', function (e) {
     var id = e.target.id,
       removeRow = e.target.dataset.removeRow,

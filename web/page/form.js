@@ -2,8 +2,9 @@
 // the keys that differ from the book's, and the core's messages shown at the control they name.
 // The inputs editor is editor.js.
 import { stringify } from '../hash.js';
+import { el } from '../lib/dom.js';
 import { parseNumber } from '../lib/format.js';
-import { keysOf, setting } from '../lib/settings.js';
+import { keysOf, setting, settings } from '../lib/settings.js';
 import * as editor from './editor.js';
 
 var doc = document,
@@ -13,8 +14,55 @@ var doc = document,
   BOOLS = [],
   CHOICES = [];
 
-/** Reads the settings table (once the module is loaded): which controls hold what. */
+// One setting's control: a checkbox, a select of its choices or a text field, its label (the
+// table's), its error line; a note of index.html's (<template id="notes">, data-note=KEY) after
+// it.
+var INPUTMODE = { integer: 'numeric', probability: 'decimal' };
+function control(s, notes) {
+  var bool = s.type === 'boolean',
+    box = el(doc, 'div', bool ? 'c' : 'f'),
+    input = el(doc, s.type === 'choice' ? 'select' : 'input', { id: s.key, name: s.key }),
+    label = el(doc, 'label', '', s.label),
+    note = notes && notes.content.querySelector('[data-note="' + s.key + '"]');
+  label.htmlFor = s.key;
+  label.title = s.help;
+  if (bool) input.type = 'checkbox';
+  if (INPUTMODE[s.type]) input.inputMode = INPUTMODE[s.type];
+  if (s.empty) input.placeholder = '= tokens';
+  s.choices.forEach(function (c) {
+    el(doc, 'option', { value: c.value }, c.label, input);
+  });
+  box.append.apply(box, bool ? [input, label] : [label, input]);
+  if (!bool) {
+    var err = el(doc, 'span', 'err', undefined, box);
+    err.dataset.errorFor = s.key;
+    err.setAttribute('aria-live', 'polite');
+  }
+  if (!note) return [box];
+  note = note.cloneNode(true);
+  input.setAttribute('aria-describedby', note.id);
+  return [box, note];
+}
+
+/** Builds the form's controls from the settings table (once the module is loaded), a fieldset
+ *  per group in the table's order, after the inputs' fieldset; notes which controls hold what. */
 export function start() {
+  var groups = [],
+    notes = doc.getElementById('notes');
+  settings().forEach(function (s) {
+    var last = groups[groups.length - 1];
+    if (!last || last.name !== s.group) groups.push((last = { name: s.group, nodes: [] }));
+    last.nodes = last.nodes.concat(control(s, notes));
+  });
+  doc.getElementById('settings').append.apply(
+    doc.getElementById('settings'),
+    groups.map(function (g) {
+      var set = el(doc, 'fieldset');
+      el(doc, 'legend', '', g.name, set);
+      set.append.apply(set, g.nodes);
+      return set;
+    }),
+  );
   NUMBERS = keysOf('number');
   BOOLS = keysOf('boolean');
   CHOICES = keysOf('choice');

@@ -1,9 +1,10 @@
-// The explanation panel: how the picked cell's number was computed (lib/explain.js), its
-// operands marked (.op) in their own tables. A view of the store's `picked` and `result`: the
+// The explanation panel: how the picked cell's number was computed (lib/explain.js, in
+// causal-attention-later.js: loaded after the first table, lib/lazy.js), its operands marked
+// (.op) in their own tables. A view of the store's `picked` and `result`: the
 // cell is found again after every render; the panel closes when its cell is gone.
 import { bind as bindCells } from '../lib/cells.js';
-import { explain, operands as operandsOf } from '../lib/explain.js';
 import { fmt } from '../lib/format.js';
+import { LIB_LATER, withLater } from '../lib/lazy.js';
 import { at, byId, part } from '../lib/slices.js';
 import * as store from './store.js';
 
@@ -50,9 +51,12 @@ function render(s) {
     index.concat([picked.i, picked.j].slice(2 - Math.min(picked.rank, 2))).join(', ') +
     '] = ' +
     fmt(at(wt, picked.id, picked.b, picked.i, picked.j));
-  body.replaceChildren(explain(wt, picked.id, picked.b, picked.i, picked.j, doc));
-  mark(operandsOf(picked.id, picked.i, picked.j));
   panel.hidden = false;
+  withLater(LIB_LATER, function (m) {
+    if (store.get().picked !== picked || store.get().result !== wt) return; // overtaken
+    body.replaceChildren(m.explain(wt, picked.id, picked.b, picked.i, picked.j, doc));
+    mark(m.operands(picked.id, picked.i, picked.j));
+  });
 }
 // Marks (.op) the cells behind the explained number in their own tables.
 function mark(list) {

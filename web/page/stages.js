@@ -6,6 +6,7 @@
 // full-page screenshot or a print shows everything). main[data-complete] is set when all are.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
+import { flush as flushThumbs } from '../lib/heads.js';
 import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
 import { stage as stageBox, update as updateStage } from '../lib/render.js';
@@ -24,7 +25,9 @@ var pending = new WeakMap(),
   fills = new WeakMap();
 var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
-  hintFrame = 0; // the frame after which scroll hints are measured
+  hintFrame = 0, // the frame after which scroll hints are measured
+  shows = 0, // show()'s count: a promise of an older one does not mark the page complete
+  waits = []; // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
 var idle =
   globalThis.requestIdleCallback ||
   function (f) {
@@ -68,33 +71,48 @@ export function build(api) {
       return li;
     }),
   );
+  // Above the sections: the stages a preset shows first (its result: exercise 3.3's heads).
+  var first = el(doc, 'div', 'stages');
+  first.dataset.section = 'first';
   main.replaceChildren.apply(
     main,
-    api.sections.map(function (info) {
-      var section = el(doc, 'section'),
-        h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
-      section.setAttribute('aria-labelledby', h2.id);
-      el(doc, 'p', '', info.intro, section);
-      el(doc, 'div', 'stages', undefined, section).dataset.section = info.id;
-      return section;
-    }),
+    [first].concat(
+      api.sections.map(function (info) {
+        var section = el(doc, 'section'),
+          h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
+        section.setAttribute('aria-labelledby', h2.id);
+        el(doc, 'p', '', info.intro, section);
+        el(doc, 'div', 'stages', undefined, section).dataset.section = info.id;
+        return section;
+      }),
+    ),
   );
 }
 
 /** Puts walkthrough res's stages in their sections (opts: render.js's). extra: {section id:
  *  [nodes]} to put after a section's stages; later: [[node, fill]], nodes of extra that build
- *  themselves (fill()) when seen or in idle time. */
-export function show(res, opts, extra, later) {
+ *  themselves (fill()) when seen or in idle time; first: ids of stages shown (and built)
+ *  first, above the sections. Sections left without stages are hidden. */
+export function show(res, opts, extra, later, first) {
   var lists = {},
     old = {},
     cells = 0,
-    built = 0;
+    built = 0,
+    top = first || [];
   main.querySelectorAll('div.stage[data-stage]').forEach(function (box) {
     old[box.dataset.stage] = box;
   });
-  res.stages.forEach(function (s) {
+  var order = res.stages.filter(function (s) {
+    return top.indexOf(s.id) >= 0;
+  });
+  order = order.concat(
+    res.stages.filter(function (s) {
+      return top.indexOf(s.id) < 0;
+    }),
+  );
+  order.forEach(function (s) {
     var box = old[s.id],
-      section = stageInfo(s.id).section;
+      section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
     delete old[s.id];
     if (box && !onScreen.get(box) && box.dataset.shape === s.shape.join())
       pending.set(box, [s, res, opts]); // off screen: later
@@ -133,6 +151,7 @@ export function show(res, opts, extra, later) {
       })
     )
       d.replaceChildren.apply(d, want);
+    if (d.parentNode.tagName === 'SECTION') d.parentNode.hidden = !want.length;
   });
   hintsAfterFrame();
 }
@@ -141,7 +160,8 @@ function catchUp(box) {
   var p = pending.get(box),
     fill = fills.get(box); // not a stage: a box that builds itself ("why", lecture.js)
   fills.delete(box);
-  if (fill) fill();
+  var filling = fill && fill();
+  if (filling && filling.then) waits.push(filling);
   pending.delete(box);
   if (p && !box.firstChild)
     box.replaceChildren.apply(
@@ -169,6 +189,7 @@ function lazy(lists) {
     });
   });
   delete main.dataset.complete;
+  var show = ++shows;
   unidle(job);
   cancelAnimationFrame(frame);
   function step(deadline) {
@@ -185,16 +206,36 @@ function lazy(lists) {
       box.classList.remove('lazy');
       void box.offsetHeight; // its layout, now, within the idle period
       flushHeatmaps(box);
+      flushThumbs(box);
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
-      main.dataset.complete = '1';
-      hints(); // scroll hints of the tables built late
+      var all = waits.slice(),
+        complete = function () {
+          waits = waits.filter(function (w) {
+            return all.indexOf(w) < 0;
+          });
+          if (show !== shows) return;
+          main.dataset.complete = '1';
+          hints(); // scroll hints of the tables built late
+        };
+      Promise.all(all).then(complete, complete);
     }
   }
   // After the frame being prepared: an idle period before it would delay its paint.
   frame = requestAnimationFrame(function () {
     job = idle(step, { timeout: 250 });
+  });
+}
+
+/** main[data-complete] waits for promise p too (the code loaded after the first table). */
+export function waitFor(p) {
+  var show = shows;
+  waits.push(p);
+  if (!main.dataset.complete) return; // the idle queue waits for it
+  delete main.dataset.complete;
+  p.then(null, function () {}).then(function () {
+    if (show === shows) main.dataset.complete = '1';
   });
 }
 

@@ -6,6 +6,7 @@
 //   picked   the explained cell {id, rank, b, i, j}, or null
 //   lecture  {on, stage}: lecture mode and its slide
 //   torch    the tables show print()'s format instead of 4 decimals
+//   absolute weights shaded on the absolute 0-1 scale instead of relative to their row
 //   message  the status line ('' or why a link was not valid)
 var state = {
   config: {},
@@ -14,6 +15,7 @@ var state = {
   picked: null,
   lecture: { on: false, stage: '' },
   torch: false,
+  absolute: false,
   message: '',
 };
 var views = [];

@@ -66,18 +66,24 @@ export function link(stage) {
   return location.href.replace(/#.*$/, '') + (hash ? '#' + hash : '');
 }
 
-function write(s) {
+// push: a new history entry (a lecture slide: Back and Forward step through the slides).
+function write(s, push) {
   if (s.keepHash) return; // an invalid link stays in the address bar, to be read and fixed
   var hash = hashOf(s);
   hash = hash ? '#' + hash : '';
   written = hash;
   if (location.hash !== hash)
-    history.replaceState(null, '', hash || location.pathname + location.search);
+    history[push ? 'pushState' : 'replaceState'](
+      null,
+      '',
+      hash || location.pathname + location.search,
+    );
 }
 
 /** Keeps the address bar in step with the store, and calls navigate(hash) when the reader
  *  changes the hash (an edited address, a link inside the page). */
 export function start(navigate) {
+  var slide = '';
   store.subscribe(function (s, patch) {
     if (
       'config' in patch ||
@@ -86,9 +92,18 @@ export function start(navigate) {
       'anchor' in patch ||
       'keepHash' in patch
     )
-      write(s);
+      // A move between slides (or in or out of lecture mode) by the reader is a history entry.
+      write(
+        s,
+        'lecture' in patch &&
+          !('result' in patch) &&
+          (s.lecture.on ? s.lecture.stage : '') !== slide,
+      );
+    slide = s.lecture.on ? s.lecture.stage : '';
   });
-  addEventListener('hashchange', function () {
+  function moved() {
     if (location.hash !== written) navigate(location.hash);
-  });
+  }
+  addEventListener('hashchange', moved);
+  addEventListener('popstate', moved); // Back and Forward between pushed entries
 }

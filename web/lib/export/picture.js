@@ -4,7 +4,7 @@ import { info as stageInfo } from '../facts.js';
 import { fmt } from '../format.js';
 import { marks, scale } from '../scale.js';
 import { byId, matrix } from '../slices.js';
-import { shade } from '../styles.js';
+import { masked, shade } from '../styles.js';
 import { attr, plain } from './text.js';
 
 /** The table's layout for the PNG and the SVG: what the page shows of it (at most 32 × 32),
@@ -40,9 +40,11 @@ function layout(wt, id, batch, measure) {
       var head = i < 0 || j < 0,
         v = !head && m.value(i, j);
       var look =
-        !head && sc && isFinite(v)
-          ? shade(Math.abs(v) / sc.top, sc.seq, v < 0)
-          : { bg: head ? '#eef0f3' : '#fff', fg: '#000' };
+        !head && sc && sc.causal && flags(i, j)[0]
+          ? { bg: masked, fg: '#000' } // scale.js: masked cells are not shaded
+          : !head && sc && isFinite(v)
+            ? shade(sc.v(i, v), sc.seq, v < 0)
+            : { bg: head ? '#eef0f3' : '#fff', fg: '#000' };
       // x, y: the cell's top left; row 0 is the title
       cells.push({
         x: (j + 1) * colW,

@@ -1,0 +1,68 @@
+// Paint first, load the rest when needed: what the first table does not need ships in
+// classic scripts beside causal-attention.js, loaded when first used or in idle time:
+// causal-attention-later.js (lib/later.js: the explanations, the PNG and SVG exports, the embed
+// snippet) and, on the page, app-later.js (page/later.js: lecture mode, "Why are my numbers
+// different?"). Same origin as causal-attention.js, so they load from file:// and under a strict
+// CSP (script-src 'self'); each registers its namespace in CausalAttention.__modules under its
+// file name (src/wasm/pack.js). The npm package's causal-attention.js has them inside.
+import { scriptUrl } from './worker.js';
+
+export var LIB_LATER = 'causal-attention-later.js';
+var loading = {};
+
+/** The namespace of bundle `file` if it has run, else undefined. */
+export function loaded(file) {
+  var ns = globalThis.CausalAttention,
+    r = ns && ns.__modules;
+  return r && r[file];
+}
+
+/** A promise of the namespace of bundle `file` (a file beside causal-attention.js), loaded
+ *  once; `after`: a bundle it reads modules from, loaded first. */
+export function later(file, after) {
+  if (loaded(file)) return Promise.resolve(loaded(file));
+  if (!loading[file])
+    loading[file] = (after ? later(after) : Promise.resolve()).then(function () {
+      return new Promise(function (resolve, reject) {
+        var doc = document,
+          s = doc.createElement('script');
+        s.src = new URL(file, scriptUrl || doc.baseURI).href;
+        s.onload = function () {
+          if (loaded(file)) resolve(loaded(file));
+          else reject(new Error(file + ' did not start'));
+        };
+        s.onerror = function () {
+          delete loading[file];
+          reject(new Error(file + ' could not be loaded'));
+        };
+        doc.head.appendChild(s);
+      });
+    });
+  return loading[file];
+}
+
+/** fn(namespace of bundle `file`): at once when it has run (no frame in between), else once
+ *  it has loaded. Returns fn's result, or a promise of it. */
+export function withLater(file, fn, after) {
+  var ns = loaded(file);
+  return ns ? fn(ns) : later(file, after).then(fn);
+}
+
+/** Loads bundle `file` after the next frame is painted, when the page is idle. */
+export function preload(file, after) {
+  var idle =
+    globalThis.requestIdleCallback ||
+    function (f) {
+      setTimeout(f, 50);
+    };
+  return new Promise(function (resolve) {
+    requestAnimationFrame(function () {
+      idle(
+        function () {
+          resolve(later(file, after));
+        },
+        { timeout: 500 }, // a busy page still gets it soon
+      );
+    });
+  });
+}

@@ -1,0 +1,6 @@
+// app-later.js: what the page needs only after its first table (lib/lazy.js loads it, after
+// causal-attention-later.js): lecture mode, "Why are my numbers different?" and the map of the
+// chapter.
+export * as lecture from '../lecture.js';
+export * as map from './map.js';
+export * as why from '../why.js';
