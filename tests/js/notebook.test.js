@@ -207,6 +207,16 @@ test("a reader's Ctrl+F for the notebook's variables finds their tables on the p
   };
   for (const [name, id] of Object.entries(where))
     assert.match(text[id] || '', new RegExp(`\\b${name} = `), `${name} in ${id}`);
+  // A vector's one row is labelled with the variable (whole in the title when cut).
+  const labels = await w.page.evaluate(
+    (ids) =>
+      ids.map((id) => {
+        const th = document.querySelector(`#main [data-stage="${id}"] tbody th`);
+        return th.title || th.textContent;
+      }),
+    Object.values(where),
+  );
+  assert.deepEqual(labels, Object.keys(where));
   // The loop shows on its own lines, as it is pasted into Python.
   assert.match(text['simple.attn_scores_q'], /\nfor i, x_i in enumerate\(inputs\):\n/);
   await suite.done(w);

@@ -18,10 +18,11 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // cost model and main's hardening; before paint-first loading the page loaded 106,786 and the
 // widget 94,569 (fcebb30). Issue 20 (every head at once, the relative scale and masked grey,
 // the preset's first screen) added 1,997 to the page (100,392 -> 102,389) and 1,021 to the
-// widget (its module). 72,000 is out of reach with the WebAssembly inside: the deflated wasm
+// widget (its module). Issue 20's notebook export in the core (src/core/notebook.cpp) and the
+// book's names add about 3,000 to both (the module's wasm, +7,823 bytes raw). 72,000 is out of reach with the WebAssembly inside: the deflated wasm
 // alone is 61,500 and Emscripten's glue 6,916 (docs/page.md, Paint first).
-const PAGE_CEILING = 102600,
-  WIDGET_CEILING = 91500;
+const PAGE_CEILING = 105700,
+  WIDGET_CEILING = 94600;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
