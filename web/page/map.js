@@ -196,16 +196,13 @@ export function render(s) {
   if (!nav) {
     nav = el(doc, 'nav', { id: 'map' });
     nav.setAttribute('aria-label', 'Map of the chapter');
-    var det = el(
-      doc,
-      'details',
-      { open: !matchMedia('(max-width: 700px)').matches },
-      undefined,
-      nav,
-    );
+    var det = el(doc, 'details', { open: true }, undefined, nav);
     el(doc, 'summary', '', 'Map of the chapter', det);
     el(doc, 'div', 'mp', undefined, det);
-    doc.getElementById('controls').prepend(nav);
+    // Beside the tables, above the settings; a phone: inside the contents (closed), so that
+    // the first table stays on the first screen.
+    if (matchMedia('(max-width: 700px)').matches) doc.querySelector('#toc details').append(nav);
+    else doc.getElementById('controls').prepend(nav);
     nav.addEventListener('click', function (e) {
       var a = e.target.closest('a'),
         target = a && doc.getElementById(a.dataset.stage);
