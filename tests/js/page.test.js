@@ -78,11 +78,11 @@ function fmt(v) {
 /** The CLI's stages as the page's tables: [{id, tables: [rows of text]}]. */
 function expected(native) {
   return native.stages.map((s) => {
-    // 0-D: one value; 3-D: one table per matrix; 4-D: the first (batch, head) is shown.
+    // 0-D: one value; 3-D: one table per matrix; 4-D: every head of the first batch element.
     const sh = s.shape,
       C = sh.length ? sh[sh.length - 1] : 1,
       R = sh.length < 2 ? 1 : sh[sh.length - 2],
-      B = sh.length === 3 ? sh[0] : 1;
+      B = sh.length === 3 ? sh[0] : sh.length === 4 ? sh[1] : 1;
     const tables = [];
     for (let b = 0; b < B; b++) {
       const rows = [];
