@@ -115,8 +115,9 @@ TEST_CASE("the CLI prints the new stages like the notebook", "[chapter][cli]") {
           "         [0.2693, 0.3873],\n         [0.2639, 0.3928],\n         [0.2575, 0.4028]],\n\n"
           "        [[0.3190, 0.4858],") != std::string::npos);
   CHECK(cli("--stage v1.attn_score_qq")
-            .out.find("torch.Size([])\n>>> attn_score_qq = query_q.dot(keys[1])\n"
-                      "tensor(1.8524)\n") != std::string::npos);
+            .out.find(
+                "torch.Size([])\n>>> keys_2 = keys[1]\n... attn_score_22 = query_2.dot(keys_2)\n"
+                "tensor(1.8524)\n") != std::string::npos);
   CHECK(cli("--query-token 0 --stage simple.attn_scores_q").out.find("query = inputs[0]") !=
         std::string::npos);
   CHECK(cli("--seed-v1 1 --stage v1.W_query").out.find("torch.manual_seed(1)") !=

@@ -126,7 +126,8 @@ TEST_CASE("the CLI prints the table with --list-stages --format json", "[stages]
     CHECK(j["note"] == s.note);
   }
   REQUIRE(doc["sections"].size() == ca::section_table().size());
-  CHECK(doc["sections"][6]["id"] == "s3");
+  CHECK(doc["sections"][4]["id"] == "s1");
+  CHECK(doc["sections"][4]["number"] == "3.5.1");
   CHECK(doc["limits"]["max_tokens"] == ca::kMaxTokens);
   CHECK(doc["limits"]["max_shown"] == 32);
   CHECK(doc["defaults"]["randn_seed"] == 123);

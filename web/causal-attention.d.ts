@@ -264,6 +264,11 @@ export interface Api {
    *  all, 1024 × 1024 numbers, 106,496 bytes of strings): a cyclic or huge object is refused
    *  within milliseconds. */
   run(config?: Config, options?: RunOptions): Walkthrough;
+  /** The configuration as a Jupyter notebook (.ipynb JSON text, nbformat 4): the book's
+   *  classes, then every stage as a code cell that prints it, in walkthrough order, each with
+   *  metadata {stage: id}, under a Markdown cell per section. The CLI's --format ipynb. Throws
+   *  like run() for an invalid config. */
+  notebook(config?: Config): string;
   /** What run(config) would cost, every stage computed. Throws like run() for an invalid
    *  config. */
   cost(config?: Config): RunCost;

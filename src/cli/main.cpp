@@ -16,6 +16,7 @@
 
 #include "config_json.hpp"
 #include "json.hpp"
+#include "notebook.hpp"
 #include "output.hpp"
 #include "parallel.hpp"
 #include "presets.hpp"
@@ -181,8 +182,9 @@ int run(int argc, char** argv) {
   app.add_flag("--no-scale", no_scale, "softmax of the raw scores, without / sqrt(d_k)");
   app.add_flag("--eval", eval, "evaluation mode: dropout is the identity");
   app.add_option("--stage", stages, "print only this stage (repeatable), e.g. attn_weights_causal");
-  app.add_option("--format", format, "torch | json | csv | markdown")
-      ->check(CLI::IsMember({"torch", "json", "csv", "markdown"}));
+  app.add_option("--format", format,
+                 "torch | json | csv | markdown | ipynb (a Jupyter notebook of every stage)")
+      ->check(CLI::IsMember({"torch", "json", "csv", "markdown", "ipynb"}));
   app.add_option("--threads", threads,
                  "threads to compute with (default: every core, " + std::to_string(threads) +
                      " here); the numbers are the same bits on any count")
@@ -228,6 +230,7 @@ int run(int argc, char** argv) {
   if (eval) add("train", "false");
   overrides += "}";
 
+  const bool stage_flag = !stages.empty();  // a preset's stages are no --stage
   std::string text = config_flag->count() == 0 ? "{}" : read_config_file(config_path);
   if (!preset_name.empty()) {
     const ca::Preset* preset = ca::find_preset(preset_name);
@@ -241,6 +244,11 @@ int run(int argc, char** argv) {
   }
   const ca::ParsedConfig parsed = ca::parse_config(text, overrides);
   if (!parsed.error.empty()) throw UsageError(parsed.error);
+  if (format == "ipynb") {  // the program's text, nothing computed
+    if (stage_flag) throw UsageError("--format ipynb writes every stage: drop --stage");
+    std::cout << ca::notebook(parsed.config);
+    return flushed();
+  }
   std::vector<std::string> needed;  // the core computes only the parts these stages need
   const std::vector<std::string>& known = ca::all_stage_ids();
   for (const std::string& id : stages) {

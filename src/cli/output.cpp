@@ -26,10 +26,17 @@ std::string fixed4(float v) {
   return buf;
 }
 
+// A multi-line PyTorch line as Python's prompt shows it: "... " before each further line.
+std::string continued(const std::string& code) {
+  std::string s;
+  for (const char c : code) s += c == '\n' ? std::string("\n... ") : std::string(1, c);
+  return s;
+}
+
 void torch(std::ostream& out, const std::vector<const Stage*>& stages) {
   for (const Stage* st : stages) {
     out << "# " << st->id() << ": " << st->title() << ", torch.Size(["
-        << shape_str(st->tensor.shape, ", ") << "])\n>>> " << st->code << "\n"
+        << shape_str(st->tensor.shape, ", ") << "])\n>>> " << continued(st->code) << "\n"
         << torch_str(st->tensor) << "\n\n";
   }
 }
@@ -86,7 +93,11 @@ void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const S
     };
     const int rows = t.dim() == 1 ? 1 : t.rows(), cols = t.cols();
     out << "### `" << st->id() << "`: " << st->title() << " (" << shape_str(t.shape, "×")
-        << ")\n\n`" << st->code << "`\n";
+        << ")\n\n";
+    if (st->code.find('\n') == std::string::npos)
+      out << "`" << st->code << "`\n";
+    else  // a loop: an inline code span would join its lines
+      out << "```python\n" << st->code << "\n```\n";
     // One table per (rows, cols) slice: 3-D stages per batch element, 4-D per (batch, head).
     const int heads = t.dim() == 4 ? t.shape[1] : 1;
     const int slices = t.dim() >= 3 ? static_cast<int>(t.numel() / (std::size_t(rows) * cols)) : 1;

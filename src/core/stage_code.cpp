@@ -44,6 +44,7 @@ StageCode::StageCode(const Config& c)
             {"d_in", decimal(c.d_in())},
             {"d_out", decimal(c.d_out)},
             {"q", decimal(c.query_token)},
+            {"n", decimal(c.query_token + 1)},  // the book's names count from 1: query_2
             {"seed_v1", decimal(c.seed_v1)},
             {"num_heads", decimal(c.num_heads)},
             {"head_dim", decimal(c.d_out / c.num_heads)},

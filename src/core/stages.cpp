@@ -25,31 +25,35 @@ const std::vector<StageInfo> kStages = {
     // §3.3.1
     {"simple.attn_scores_q", "simple-one", P::Simple, "inputs",
      "Attention scores of the query token",
-     "query = inputs[{q}]; attn_scores_q = torch.empty(inputs.shape[0]); "
-     "for i, x_i in enumerate(inputs): attn_scores_q[i] = torch.dot(x_i, query)",
+     "query = inputs[{q}]  # x^({n}), the query\n"
+     "attn_scores_{n} = torch.empty(inputs.shape[0])\n"
+     "for i, x_i in enumerate(inputs):\n"
+     "    attn_scores_{n}[i] = torch.dot(x_i, query)",
      "", "tok", K::Scores, false, "", false,
      "The query token's embedding dotted with every embedding, itself included: large when two "
      "vectors point the same way."},
     {"simple.attn_weights_q_tmp", "simple-one", P::Simple, "simple.attn_scores_q",
-     "Scores divided by their sum", "attn_weights_q_tmp = attn_scores_q / attn_scores_q.sum()", "",
-     "tok", K::Values, false, "", false,
+     "Scores divided by their sum",
+     "attn_weights_{n}_tmp = attn_scores_{n} / attn_scores_{n}.sum()", "", "tok", K::Values, false,
+     "", false,
      "The plainest normalisation: the weights sum to 1, but a negative score would give a "
      "negative weight."},
     {"simple.attn_weights_q_naive", "simple-one", P::Simple, "simple.attn_scores_q",
      "Naive softmax",
-     "attn_weights_q_naive = torch.exp(attn_scores_q) / torch.exp(attn_scores_q).sum(dim=0)", "",
-     "tok", K::Probabilities, false, "", false,
+     "attn_weights_{n}_naive = torch.exp(attn_scores_{n}) / torch.exp(attn_scores_{n}).sum(dim=0)",
+     "", "tok", K::Probabilities, false, "", false,
      "exp makes every weight positive before dividing by the sum. Large scores overflow to inf "
      "here: the book's version subtracts nothing first."},
     {"simple.attn_weights_q", "simple-one", P::Simple, "simple.attn_scores_q",
-     "Softmax of the scores", "attn_weights_q = torch.softmax(attn_scores_q, dim=0)", "", "tok",
+     "Softmax of the scores", "attn_weights_{n} = torch.softmax(attn_scores_{n}, dim=0)", "", "tok",
      K::Probabilities, false, "", false,
      "PyTorch's softmax subtracts the largest score before exp: the same weights, without "
      "overflow."},
     {"simple.context_vec_q", "simple-one", P::Simple, "simple.attn_weights_q inputs",
      "Context vector of the query token",
-     "context_vec_q = torch.zeros(query.shape); "
-     "for i, x_i in enumerate(inputs): context_vec_q += attn_weights_q[i] * x_i",
+     "context_vec_{n} = torch.zeros(query.shape)\n"
+     "for i, x_i in enumerate(inputs):\n"
+     "    context_vec_{n} += attn_weights_{n}[i] * x_i",
      "", "in", K::Values, false, "", false,
      "Every embedding scaled by its weight and added up, token by token: the query token's "
      "new vector."},
@@ -81,7 +85,7 @@ const std::vector<StageInfo> kStages = {
      "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
      K::Weights, false, "", false, "Drawn last of the three."},
     {"v1.query_q", "v1-steps", P::V1, "inputs v1.W_query", "Query of the query token",
-     "query_q = inputs[{q}] @ W_query", "", "out", K::Values, false, "", false,
+     "x_{n} = inputs[{q}]\nquery_{n} = x_{n} @ W_query", "", "out", K::Values, false, "", false,
      "The query token's embedding projected to d_out features: what it looks for."},
     {"v1.keys", "v1-steps", P::V1, "inputs[i] v1.W_key[:,j]", "Keys", "keys = inputs @ W_key",
      "tok", "out", K::Values, false, "", false,
@@ -90,20 +94,21 @@ const std::vector<StageInfo> kStages = {
      "values = inputs @ W_value", "tok", "out", K::Values, false, "", false,
      "Every token's value: what it hands over when attended to."},
     {"v1.attn_score_qq", "v1-steps", P::V1, "v1.query_q v1.keys",
-     "The query's score against its own key", "attn_score_qq = query_q.dot(keys[{q}])", "", "",
-     K::Scores, false, "", false,
+     "The query's score against its own key",
+     "keys_{n} = keys[{q}]\nattn_score_{n}{n} = query_{n}.dot(keys_{n})", "", "", K::Scores, false,
+     "", false,
      "One number, a 0-dimensional tensor: the query token's query dotted with its own key."},
     {"v1.attn_scores_q", "v1-steps", P::V1, "v1.query_q v1.keys",
-     "Scores of the query against every key", "attn_scores_q = query_q @ keys.T", "", "tok",
+     "Scores of the query against every key", "attn_scores_{n} = query_{n} @ keys.T", "", "tok",
      K::Scores, false, "", false,
      "The same dot product against every key; the entry of the query token is the number "
      "above."},
     {"v1.attn_weights_q", "v1-steps", P::V1, "v1.attn_scores_q", "Scaled softmax of the scores",
-     "attn_weights_q = torch.softmax(attn_scores_q{scaled}, dim=-1)", "", "tok", K::Probabilities,
-     false, "", false,
+     "attn_weights_{n} = torch.softmax(attn_scores_{n}{scaled}, dim=-1)", "", "tok",
+     K::Probabilities, false, "", false,
      "Scores divided by √d_k before the softmax, so that wide keys do not make it too peaked."},
     {"v1.context_vec_q", "v1-steps", P::V1, "v1.attn_weights_q v1.values",
-     "Context vector of the query token", "context_vec_q = attn_weights_q @ values", "", "out",
+     "Context vector of the query token", "context_vec_{n} = attn_weights_{n} @ values", "", "out",
      K::Values, false, "", false,
      "The values mixed by the weights: d_out numbers, no longer d_in."},
     // §3.4.2
@@ -156,32 +161,33 @@ const std::vector<StageInfo> kStages = {
      "Softmax of each scaled row of scores: positive weights that sum to 1, future tokens "
      "included."},
     {"context_vec", "s1", P::Sa, "attn_weights[i] values[:,j]",
-     "Context vectors of SelfAttention_v2", "context_vec = attn_weights @ values", "tok", "out",
+     "Context vectors of SelfAttention_v2",
+     "context_vec = attn_weights @ values  # = sa_v2(inputs), printed in §3.4.2", "tok", "out",
      K::Values, false, "", false,
      "Each token’s new vector: all values mixed by its row of weights."},
-    {"mask_simple", "s2", P::Sa, "", "Simple mask (lower triangle of ones)",
+    {"mask_simple", "s1", P::Sa, "", "Simple mask (lower triangle of ones)",
      "mask_simple = torch.tril(torch.ones({T}, {T}))", "tok", "tok", K::Mask, true, "", false,
      "Lower triangle of ones: a token may look at itself and earlier tokens, never later ones."},
-    {"masked_simple", "s2", P::Sa, "attn_weights[i] mask_simple[i]",
+    {"masked_simple", "s1", P::Sa, "attn_weights[i] mask_simple[i]",
      "Weights times the simple mask", "masked_simple = attn_weights * mask_simple", "tok", "tok",
      K::Probabilities, true, "", false,
      "Multiplying by the mask zeroes the weights on later tokens. The rows no longer sum to 1."},
-    {"row_sums", "s2", P::Sa, "masked_simple[i]", "Row sums of the masked weights",
+    {"row_sums", "s1", P::Sa, "masked_simple[i]", "Row sums of the masked weights",
      "row_sums = masked_simple.sum(dim=-1, keepdim=True)", "tok", "sum", K::Values, false, "",
      false, "What is left of each row after masking: the first row keeps only its own weight."},
-    {"masked_simple_norm", "s2", P::Sa, "masked_simple[i] row_sums[i]",
+    {"masked_simple_norm", "s1", P::Sa, "masked_simple[i] row_sums[i]",
      "Renormalised masked weights", "masked_simple_norm = masked_simple / row_sums", "tok", "tok",
      K::Probabilities, true, "", false,
      "Dividing each row by its sum makes it a distribution again over the visible tokens only."},
-    {"mask", "s3", P::Sa, "", "Efficient mask (ones above the diagonal)",
+    {"mask", "s1", P::Sa, "", "Efficient mask (ones above the diagonal)",
      "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "", false,
      "The opposite mask: ones mark the future cells to hide (strictly above the diagonal)."},
-    {"masked", "s3", P::Sa, "attn_scores[i] mask[i]", "Scores masked with -inf",
+    {"masked", "s1", P::Sa, "attn_scores[i] mask[i]", "Scores masked with -inf",
      "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)", "tok", "tok", K::Scores, true, "",
      false,
      "Future scores become −∞ before the softmax; e to the −∞ is 0, so they get no weight at "
      "all."},
-    {"attn_weights_causal", "s3", P::Sa, "masked[i]", "Causal attention weights",
+    {"attn_weights_causal", "s1", P::Sa, "masked[i]", "Causal attention weights",
      "attn_weights = torch.softmax(masked{scaled}, dim=-1)", "tok", "tok", K::Probabilities, true,
      "", false,
      "One softmax over the masked scores gives the same weights as the mask-then-renormalise "
@@ -310,37 +316,34 @@ const std::vector<StageInfo> kStages = {
      false, "out_proj mixes the heads' columns: the module's output."},
 };
 
+// The book's section numbers and titles; each intro in our words.
 const std::vector<SectionInfo> kSections = {
-    {"simple-one", "3.3.1", "A simple attention without trainable weights",
+    {"simple-one", "3.3.1", "A simple self-attention mechanism without trainable weights",
      "One token, the query, scores every token by a dot product; normalised, the scores weight "
      "a sum of the embeddings: the query's context vector."},
-    {"simple-all", "3.3.2", "Attention weights for all inputs",
+    {"simple-all", "3.3.2", "Computing attention weights for all input tokens",
      "The same for every token at once, as two matrix products."},
-    {"v1-steps", "3.4.1", "Trainable weights, step by step",
+    {"v1-steps", "3.4.1", "Computing the attention weights step by step",
      "Three random matrices project each embedding to a query, a key and a value; scores are "
      "query-key products, scaled by √d_k before the softmax."},
-    {"v1-class", "3.4.2", "A compact self-attention class",
-     "SelfAttention_v1 packs the steps into a module; with SelfAttention_v2's weights it "
-     "computes the same numbers (exercise 3.1)."},
-    {"s1", "3.5", "Self-attention, a recap",
-     "Each token becomes a query, a key and a value; query-key dot products, through softmax, "
-     "become weights that mix the values. Every token still sees the later ones."},
-    {"s2", "3.5.1", "Hiding the future, the simple way",
-     "A model predicting the next word must not peek at it: zero the weights on later tokens "
-     "(hatched), then rescale each row to sum to 1."},
-    {"s3", "3.5.1", "The efficient mask",
-     "Quicker: −∞ on future scores before the softmax; as e^−∞ = 0, one softmax hides them and "
-     "normalises the rest."},
-    {"s4", "3.5.2", "Dropout on the attention weights",
+    {"v1-class", "3.4.2", "Implementing a compact self-attention Python class",
+     "SelfAttention_v1 packs the steps into a module; SelfAttention_v2 draws its weights with "
+     "nn.Linear, and SelfAttention_v1 given them computes the same numbers (exercise 3.1)."},
+    {"s1", "3.5.1", "Applying a causal attention mask",
+     "§3.4.2's SelfAttention_v2 reused: its weights, queries, keys, scores and weights, where "
+     "every token still sees the later ones. The simple mask zeroes the weights on later tokens "
+     "(hatched) and rescales each row to sum to 1; the efficient one puts −∞ on future scores "
+     "before one softmax, as e^−∞ = 0."},
+    {"s4", "3.5.2", "Masking additional attention weights with dropout",
      "In training, dropout zeroes a random share p of the weights (marked ✗) and scales up the "
      "rest; eval mode turns it off."},
-    {"s5", "3.5.3", "The compact class, on a batch",
+    {"s5", "3.5.3", "Implementing a compact causal attention class",
      "CausalAttention packs the steps above into one module that works on a batch of "
      "sequences."},
-    {"mha-wrapper", "3.6.1", "Stacking causal attention heads",
+    {"mha-wrapper", "3.6.1", "Stacking multiple single-head attention layers",
      "Several CausalAttention modules side by side, each with its own weights, their outputs "
      "concatenated."},
-    {"mha", "3.6.2", "Multi-head attention with weight splits",
+    {"mha", "3.6.2", "Implementing multi-head attention with weight splits",
      "One wide projection split into heads by view and transpose: the heads run as one batched "
      "product, then out_proj mixes them."},
 };

@@ -21,6 +21,7 @@
 #include "config.hpp"
 #include "config_json.hpp"
 #include "json.hpp"
+#include "notebook.hpp"
 #include "presets.hpp"
 #include "settings.hpp"
 #include "stages.hpp"
@@ -276,6 +277,12 @@ class StagesToJs {
             data_ = val("data");
 };
 
+// The configuration read into doc: "" or the message. Not inlined: one copy of the reader.
+[[gnu::noinline]] std::string read_js(const val& config, Value& doc) {
+  Reader reader;
+  return reader.read(config, 0, doc) ? std::string() : reader.message();
+}
+
 // {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
 // preset: name}; the preset's configuration lies under `config`, its stages are the default.
 // Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
@@ -351,12 +358,23 @@ val run(const val& config, const val& options) {
   return result;
 }
 
+// {text: the .ipynb of the configuration} or {error}.
+val notebook(const val& config) {
+  val result = new_object();
+  Value doc;
+  std::string error = read_js(config, doc);
+  const ca::ParsedConfig parsed = error.empty() ? ca::read_config(doc) : ca::ParsedConfig{};
+  if (error.empty()) error = parsed.error;
+  if (error.empty()) return result.set("text", ca::notebook(parsed.config)), result;
+  return result.set("error", error), result;
+}
+
 // {bytes, work, multiply_adds} (ca::run_cost: the one cost model) or {error}, without running.
 val cost(const val& config) {
   val result = new_object();
   Value doc;
-  Reader reader;
-  if (!reader.read(config, 0, doc)) return result.set("error", reader.message()), result;
+  const std::string error = read_js(config, doc);
+  if (!error.empty()) return result.set("error", error), result;
   const ca::ParsedConfig parsed = ca::read_config(doc);
   if (!parsed.error.empty()) return result.set("error", parsed.error), result;
   const ca::RunCost c = ca::run_cost(parsed.config);
@@ -433,6 +451,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
+  emscripten::function("notebook", &notebook);
   emscripten::function("cost", &cost);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);

@@ -209,13 +209,16 @@ function widgetRow(page, host, stage, row, batch = 0) {
  *  motion unless asked otherwise; `wait`: 'page' (the default: data-ready "1" and every stage
  *  built), 'widgets' (every <causal-attention-demo> rendered) or false.
  *  done(w) asserts that the page recorded no problem and closes it. */
-function browserSuite({ files = {}, headers = {} } = {}) {
+function browserSuite({ files = {}, headers = {}, setup = null } = {}) {
   const { before, after } = require('node:test');
   const assert = require('node:assert/strict');
   const suite = { files, browser: null, server: null };
+  // A file's own setup goes in `setup`, not in another before(): Node 20 runs a file's root
+  // before() hooks side by side, so a second one could run before the browser exists.
   before(async () => {
     assert.ok(fs.existsSync(path.join(web, 'index.html')), `no ${web}/index.html: build first`);
     [suite.browser, suite.server] = await Promise.all([launch(), serveWith(web, files, headers)]);
+    if (setup) await setup(suite);
   });
   after(async () => {
     if (suite.browser) await suite.browser.close();

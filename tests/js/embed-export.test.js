@@ -8,27 +8,26 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const { spawnSync } = require('child_process');
-const { serveWith, launch, watchedPage, web, widgetsReady, settled } = require('./browser');
+const { browserSuite, watchedPage, widgetsReady, settled } = require('./browser');
 const { loadApi } = require('./support');
 
 // Labels that break naive formats: a column separator, a comma, quotes, a formula, markup.
 const TOKENS = ['Your', 'a|b', 'c,d', 'say "hi"', '=1+1', '<img src=x onerror=alert(1)>'];
 const CONFIG = { tokens: TOKENS, qkv_bias: true, rng: 'mkl' };
 
-let browser, server, page, problems, api;
-test.before(async () => {
-  browser = await launch();
-  server = await serveWith(web, {});
-  api = await loadApi();
-  ({ page, problems } = await watchedPage(browser.context, server.url));
-  await page.goto(server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
-  await page.waitForSelector('html[data-ready="1"]');
-  await settled(page); // the boxes below the first screen are built in idle time
+let page, problems, api;
+const suite = browserSuite({
+  async setup() {
+    api = await loadApi();
+    ({ page, problems } = await watchedPage(suite.browser.context, suite.server.url));
+    await page.goto(suite.server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
+    await page.waitForSelector('html[data-ready="1"]');
+    await settled(page); // the boxes below the first screen are built in idle time
+  },
 });
 test.after(async () => {
   assert.deepEqual(problems, []);
-  await browser.close();
-  await server.close();
+  await page.close();
 });
 
 /** Clicks an export button (page or widget `host`) and resolves with the ca-export detail. */
@@ -271,8 +270,8 @@ test('the torch literal, evaluated by torch.tensor, gives the same float32 value
 
 test('exports hold the whole table where the page shows a heatmap', async () => {
   const big = { inputs: { randn: [40, 3], seed: 5 } };
-  const { page: p, problems: pp } = await watchedPage(browser.context, server.url);
-  await p.goto(server.url + '#' + encodeURIComponent(JSON.stringify(big)));
+  const { page: p, problems: pp } = await watchedPage(suite.browser.context, suite.server.url);
+  await p.goto(suite.server.url + '#' + encodeURIComponent(JSON.stringify(big)));
   await p.waitForSelector('html[data-ready="1"]');
   await settled(p); // the boxes below the first screen are built in idle time
   await settled(p); // stages off screen are built in idle time
@@ -436,8 +435,8 @@ test('SVG: the table and its drawing as shown, colours resolved, labels as text'
 });
 
 test('the clipboard receives the text of the ca-export event, from the page and from a widget', async () => {
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
-    origin: server.url.replace(/\/$/, ''),
+  await suite.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: suite.server.url.replace(/\/$/, ''),
   });
   await page.bringToFront();
   const md = await exportText('masked', 'markdown');
@@ -446,8 +445,8 @@ test('the clipboard receives the text of the ca-export event, from the page and 
   );
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), md);
   assert.equal(await page.locator('[data-stage="masked"] .msg').textContent(), 'Copied Markdown.');
-  const { page: w, problems: wp } = await watchedPage(browser.context, server.url);
-  await w.goto(server.url + 'examples/blog-post.html');
+  const { page: w, problems: wp } = await watchedPage(suite.browser.context, suite.server.url);
+  await w.goto(suite.server.url + 'examples/blog-post.html');
   await widgetsReady(w);
   await w.bringToFront(); // the clipboard takes text from the focused page only
   const csv = await exportText('context_vecs', 'csv', 1, '#batch', w);
@@ -463,11 +462,11 @@ test('the clipboard receives the text of the ca-export event, from the page and 
 });
 
 test('without clipboard access the text is shown, selected, to copy by hand', async () => {
-  const { page: p, problems: pp } = await watchedPage(browser.context, server.url);
+  const { page: p, problems: pp } = await watchedPage(suite.browser.context, suite.server.url);
   await p.addInitScript(() => {
     Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
   });
-  await p.goto(server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
+  await p.goto(suite.server.url + '#' + encodeURIComponent(JSON.stringify(CONFIG)));
   await p.waitForSelector('html[data-ready="1"]');
   await settled(p); // the boxes below the first screen are built in idle time
   const latex = await exportText('masked', 'latex', 0, null, p);

@@ -8,16 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const {
-  serveWith,
-  launch,
-  watchedPage,
-  web,
-  widgetsReady,
-  widgetRow,
-  cells,
-  settled,
-} = require('./browser');
+const { browserSuite, watchedPage, widgetsReady, widgetRow, cells, settled } = require('./browser');
 const { root, runCli } = require('./support');
 
 const hash = (c) => '#' + encodeURIComponent(typeof c === 'string' ? c : JSON.stringify(c));
@@ -31,24 +22,16 @@ const FAILING = `<!doctype html><meta charset="utf-8"><title>no module</title><l
 <script src="causal-attention.js" defer></script>
 <causal-attention-demo></causal-attention-demo>`;
 
-let browser, server;
-test.before(async () => {
-  browser = await launch();
-  server = await serveWith(web, { 'widgets.html': WIDGETS, 'failing.html': FAILING });
-});
-test.after(async () => {
-  await browser.close();
-  await server.close();
-});
+const suite = browserSuite({ files: { 'widgets.html': WIDGETS, 'failing.html': FAILING } });
 
 /** A watched page at `url`, ready; `check` runs after the test with its problems. */
 async function open(t, url, readyWhen = 'html[data-ready="1"]') {
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   t.after(async () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
-  await page.goto(server.url + url);
+  await page.goto(suite.server.url + url);
   if (readyWhen) await page.waitForSelector(readyWhen);
   if (readyWhen === 'html[data-ready="1"]') await settled(page); // boxes below: idle time
   return page;
@@ -225,9 +208,9 @@ test('sizes that would freeze the page are refused with a message', async (t) =>
 });
 
 test('a widget whose module cannot load says so', async (t) => {
-  const { page } = await watchedPage(browser.context, server.url);
+  const { page } = await watchedPage(suite.browser.context, suite.server.url);
   t.after(() => page.close());
-  await page.goto(server.url + 'failing.html');
+  await page.goto(suite.server.url + 'failing.html');
   await widgetsReady(page);
   assert.equal(await page.getAttribute('causal-attention-demo', 'data-state'), 'error');
   assert.match(

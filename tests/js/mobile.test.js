@@ -4,13 +4,12 @@
 // widget taking a host's font and colours (theme="inherit"), its --ca-* properties and parts.
 // Screenshots go to $CA_BUILD/screenshots. Cost: about 40 s on 2 cores.
 'use strict';
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const {
-  serveWith,
-  launch,
+  browserSuite,
   watchedPage,
   ready,
   cells,
@@ -52,19 +51,11 @@ const HOST = (body, style = '') =>
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title>' +
   `<link rel="icon" href="/style.css"><link rel="stylesheet" href="host.css"><script src="causal-attention.js" defer></script></head><body><main>${body}</main></body></html>`;
 
-let browser, server;
 const files = {};
-before(async () => {
-  [browser, server] = await Promise.all([launch(), serveWith(web, files)]);
-  fs.mkdirSync(shots, { recursive: true });
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
+const suite = browserSuite({ files, setup: () => fs.mkdirSync(shots, { recursive: true }) });
 
 async function open(url, viewport, colorScheme = 'light') {
-  const w = await watchedPage(browser.context, server.url);
+  const w = await watchedPage(suite.browser.context, suite.server.url);
   await w.page.setViewportSize(viewport);
   await w.page.emulateMedia({ colorScheme });
   await w.page.goto(url);
@@ -132,7 +123,7 @@ for (const [size, viewport] of [
 ]) {
   test(`${size}: first table on the first screen, no table overflows without a hint, skip link, axe`, async () => {
     for (const scheme of ['light', 'dark']) {
-      const w = await open(server.url + '#d_out=4&qkv_bias', viewport, scheme),
+      const w = await open(suite.server.url + '#d_out=4&qkv_bias', viewport, scheme),
         page = w.page;
       assert.equal(await ready(page), '1');
       const first = await page.$eval('main table.t', (t) => t.getBoundingClientRect().toJSON());
@@ -168,7 +159,7 @@ for (const [size, viewport] of [
         );
         assert.ok(fits, 'a 6 × 6 table fits a phone');
         // A wide table (inputs of 12 features) hints, and scrolled to its end hints the other way.
-        await page.goto(server.url + '#inputs=randn:6,12');
+        await page.goto(suite.server.url + '#inputs=randn:6,12');
         await ready(page);
         const box = page.locator('[data-stage="inputs"] .scroll');
         assert.equal(await box.getAttribute('data-more'), 'right');
@@ -207,7 +198,7 @@ for (const [size, viewport] of [
         ]);
         assert.deepEqual(sticky[0], 'sticky');
         assert.ok(sticky[1] >= 0 && sticky[1] < 20, 'row labels stay in sight');
-        await page.goto(server.url + '#d_out=4&qkv_bias');
+        await page.goto(suite.server.url + '#d_out=4&qkv_bias');
         await ready(page);
       }
       await page.screenshot({ path: path.join(shots, `mobile-${size}-${scheme}.png`) });
@@ -273,7 +264,7 @@ for (const [size, viewport] of [
 }
 
 test('phone: a tapped cell opens a sheet above which it stays visible; nothing stays lit', async () => {
-  const w = await open(server.url, PHONE),
+  const w = await open(suite.server.url, PHONE),
     page = w.page;
   await ready(page);
   const cdp = await page.context().newCDPSession(page);
@@ -320,12 +311,12 @@ test('phone: a tapped cell opens a sheet above which it stays visible; nothing s
 });
 
 test('Copy link: a readable URL that restores the settings and the stage in a fresh page', async () => {
-  const w = await open(server.url, DESKTOP),
+  const w = await open(suite.server.url, DESKTOP),
     page = w.page;
   await ready(page);
   await page
     .context()
-    .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.server.url });
   await page.fill('#d_out', '4');
   await page.selectOption('#rng', 'mkl');
   await page.fill('input[name=tokens][data-row="0"]', 'Hello, world');
@@ -333,7 +324,7 @@ test('Copy link: a readable URL that restores the settings and the stage in a fr
   const url = await page.inputValue('#link-out');
   assert.equal(
     url,
-    server.url +
+    suite.server.url +
       '#tokens=Hello%2C%20world,journey,starts,with,one,step&d_out=4&rng=mkl&stage=dropout_example',
   );
   await page.waitForFunction(
@@ -359,7 +350,7 @@ test('Copy link: a readable URL that restores the settings and the stage in a fr
   const top = await fresh.page.$eval('#dropout_example', (e) => e.getBoundingClientRect().top);
   assert.ok(Math.abs(top) < 2, `the stage is at the top of the screen (${top})`);
   // A bare stage id is a link to it too; the header's button links the settings alone.
-  await fresh.page.goto(server.url + 'index.html#context_vecs');
+  await fresh.page.goto(suite.server.url + 'index.html#context_vecs');
   await ready(fresh.page);
   assert.ok(
     Math.abs(await fresh.page.$eval('#context_vecs', (e) => e.getBoundingClientRect().top)) < 2,
@@ -375,10 +366,10 @@ test('Copy link: a readable URL that restores the settings and the stage in a fr
 });
 
 test('every old JSON link of the fixtures still opens, on the page and in embed.html', async () => {
-  const w = await open(server.url, DESKTOP),
+  const w = await open(suite.server.url, DESKTOP),
     page = w.page;
   for (const c of OLD_HASHES) {
-    await page.goto(server.url + '#' + encodeURIComponent(JSON.stringify(c)));
+    await page.goto(suite.server.url + '#' + encodeURIComponent(JSON.stringify(c)));
     await page.reload();
     assert.equal(await ready(page), '1');
     assert.equal(await page.textContent('#status'), '', JSON.stringify(c));
@@ -388,7 +379,7 @@ test('every old JSON link of the fixtures still opens, on the page and in embed.
       'the same state, now written the new way',
     );
     await page.goto(
-      server.url +
+      suite.server.url +
         'embed.html#' +
         encodeURIComponent(JSON.stringify({ stages: ['attn_weights_causal'], ...c })),
     );
@@ -418,7 +409,7 @@ test('widget: theme="inherit" (the default) takes the host\'s font and colours; 
       '<causal-attention-demo id="parts" stages="mask" controls="compact"></causal-attention-demo>',
   );
   for (const scheme of ['light', 'dark']) {
-    const w = await open(server.url + 'blog.html', DESKTOP, scheme),
+    const w = await open(suite.server.url + 'blog.html', DESKTOP, scheme),
       page = w.page;
     await widgetsReady(page);
     const look = (id, sel = '.ca') =>
@@ -481,7 +472,7 @@ test('widget: theme="inherit" (the default) takes the host\'s font and colours; 
 
 test("embed.html takes the host's look from its hash: font, bg, fg", async () => {
   const w = await open(
-      server.url +
+      suite.server.url +
         'embed.html#stages=attn_weights_causal&font=Georgia&bg=%23fdf6e3&fg=rgb(59%2C47%2C47)',
       DESKTOP,
       'dark',
@@ -502,7 +493,7 @@ test("embed.html takes the host's look from its hash: font, bg, fg", async () =>
   });
   assert.deepEqual(look, ['Georgia', 'rgb(59, 47, 47)', 'rgb(253, 246, 227)', 'inherit']);
   // Without them: theme auto, dark for a dark-mode reader, as before.
-  await page.goto(server.url + 'embed.html#stages=attn_weights_causal');
+  await page.goto(suite.server.url + 'embed.html#stages=attn_weights_causal');
   await page.reload();
   await widgetsReady(page);
   assert.equal(
@@ -531,7 +522,7 @@ async function frameContent(page) {
 }
 
 test("iframe heights: the Embed button's snippet and docs/embedding.md's fit their stage, without a border", async () => {
-  const w = await open(server.url, DESKTOP),
+  const w = await open(suite.server.url, DESKTOP),
     page = w.page;
   await ready(page);
   const width = await page.$eval(
@@ -551,7 +542,7 @@ test("iframe heights: the Embed button's snippet and docs/embedding.md's fit the
   assert.match(snippet, /<iframe [^>]*style="border:0"/);
   files['host.css'] = `body{margin:0}main{width:${width}px}`;
   files['pasted.html'] = HOST(snippet.slice(snippet.indexOf('<iframe')));
-  await page.goto(server.url + 'pasted.html');
+  await page.goto(suite.server.url + 'pasted.html');
   let [content, frame, border] = await frameContent(page);
   assert.equal(border, '0px');
   assert.equal(frame, height);
@@ -564,8 +555,10 @@ test("iframe heights: the Embed button's snippet and docs/embedding.md's fit the
   const iframe = doc.match(/<iframe [\s\S]*?<\/iframe>/)[0];
   const readmeHeight = +iframe.match(/height="(\d+)"/)[1];
   files['host.css'] = 'body{margin:0}main{width:700px}';
-  files['readme.html'] = HOST(iframe.replace('https://example.org/causal-attention/', server.url));
-  await page.goto(server.url + 'readme.html');
+  files['readme.html'] = HOST(
+    iframe.replace('https://example.org/causal-attention/', suite.server.url),
+  );
+  await page.goto(suite.server.url + 'readme.html');
   [content, frame, border] = await frameContent(page);
   assert.equal(border, '0px');
   assert.ok(
@@ -581,7 +574,7 @@ test('widget on a phone: a 6 × 6 table fits with compact digits; wider ones fad
     '<causal-attention-demo stages="attn_weights_causal"></causal-attention-demo>' +
       '<causal-attention-demo id="wide" stages="inputs" config=\'{"inputs": {"randn": [6, 12]}}\'></causal-attention-demo>',
   );
-  const w = await open(server.url + 'phone.html', PHONE),
+  const w = await open(suite.server.url + 'phone.html', PHONE),
     page = w.page;
   await widgetsReady(page);
   const fit = await page.evaluate(() =>

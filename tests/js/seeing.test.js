@@ -425,7 +425,7 @@ test("the map of the chapter: every node its stage's shape and link, the stage o
     page = w.page;
   const nodes = await page.evaluate(() =>
     Array.from(document.querySelectorAll('#map .mn'), (a) => ({
-      id: a.dataset.stage,
+      id: a.dataset.node,
       href: a.getAttribute('href'),
       shape: a.querySelector('.ms').textContent,
     })),
@@ -451,22 +451,22 @@ test("the map of the chapter: every node its stage's shape and link, the stage o
     assert.equal(n.shape, `(${stageOf(BOOK, n.id).shape.join(', ')})`);
   }
   // A click scrolls to the stage (the hash keeps the settings); the node on screen is lit.
-  await page.click('#map .mn[data-stage="attn_weights_causal"]');
+  await page.click('#map .mn[data-node="attn_weights_causal"]');
   await page.waitForFunction(() =>
-    document.querySelector('#map .mn[data-stage="attn_weights_causal"][aria-current]'),
+    document.querySelector('#map .mn[data-node="attn_weights_causal"][aria-current]'),
   );
   assert.equal(await page.evaluate(() => location.hash), '');
   assert.equal(await page.locator('#map .mn[aria-current]').count(), 1);
   // d_out = 4 and 2 heads: the shapes follow; view + transpose: columns 0-1 head 1, 2-3 head 2.
   await page.fill('#d_out', '4');
   await page.waitForFunction(
-    () => document.querySelector('#map .mn[data-stage="queries"] .ms').textContent === '(6, 4)',
+    () => document.querySelector('#map .mn[data-node="queries"] .ms').textContent === '(6, 4)',
   );
   const vt = await page.evaluate(() =>
     Array.from(document.querySelectorAll('#map .vt .mh title'), (t) => t.textContent),
   );
   assert.deepEqual(vt, ['columns 0–1 → head 1 of 2', 'columns 2–3 → head 2 of 2']);
-  assert.equal(await page.textContent('#map .mn[data-stage="mha.queries"] .ms'), '(2, 2, 6, 2)');
+  assert.equal(await page.textContent('#map .mn[data-node="mha.queries"] .ms'), '(2, 2, 6, 2)');
   await done(w);
 });
 

@@ -23,7 +23,7 @@ test("api.stages, sections, limits and defaults are the CLI's table", async () =
   const ca = api.stages.find((s) => s.id === 'attn_weights_causal');
   assert.deepEqual(
     [ca.section, ca.rows, ca.cols, ca.kind, ca.causal],
-    ['s3', 'tok', 'tok', 'probabilities', true],
+    ['s1', 'tok', 'tok', 'probabilities', true],
   );
   assert.equal(api.stages.find((s) => s.id === 'attn_weights_dropped').dropout, 'dropout_example');
   assert.deepEqual(api.defaultTokens(8), [

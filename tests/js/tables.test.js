@@ -144,4 +144,8 @@ test("the .d.ts names the module's stage ids, parts, kinds and configuration key
   assert.deepEqual(Object.keys(members(dts, 'StageInfo')), Object.keys(api.stages[0]));
   assert.deepEqual(Object.keys(members(dts, 'Setting')), Object.keys(api.settings[0]));
   assert.deepEqual(Object.keys(members(dts, 'Operand')), Object.keys(api.stages[1].operands[0]));
+  // api.notebook(config): declared as the module has it (tests/js/notebook.test.js runs it).
+  assert.match(dts, /^ {2}notebook\(config\?: Config\): string;$/m);
+  assert.equal(typeof api.notebook({}), 'string');
+  assert.throws(() => api.notebook({ d_out: 0 }), { message: /d_out/ });
 });

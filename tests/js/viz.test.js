@@ -338,7 +338,7 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   assert.equal(s.id, 'attn_weights_causal');
   assert.equal(s.title, 'Causal attention weights');
   assert.equal(s.counter, `${ids.indexOf('attn_weights_causal') + 1} / ${ids.length}`);
-  assert.equal(s.section, '§3.5.1 The efficient mask');
+  assert.equal(s.section, '§3.5.1 Applying a causal attention mask');
   assert.ok(s.focusInside);
   await page.keyboard.press('Home');
   for (let k = 0; k < ids.length; k++) {

@@ -218,6 +218,12 @@ function wrap(m) {
       if (r.error !== undefined) throw new Error(r.error); // an own key: r has no prototype
       return ordinary(r);
     },
+    // The configuration as a Jupyter notebook (.ipynb text): every stage a cell that prints it.
+    notebook: function (config) {
+      var r = m.notebook(plainCopy(config === undefined ? {} : config, m, reader));
+      if (r.error !== undefined) throw new Error(r.error);
+      return r.text;
+    },
     // What run(config) costs, without running it (the core's one cost model, ca::run_cost):
     // {bytes: its peak, work: its time in ~5.2 ns units, multiply_adds}.
     cost: function (config) {

@@ -1,6 +1,6 @@
 // A cell's explanation (how the core computed it, from the stages' own float32 values) and
-// the operands it names. One module per section of the chapter (explain/*.js) holds its
-// stages' explanations: `stages` by stage id, `kinds` for every stage of a kind in its
+// the operands it names. One module per part of a section of the chapter (explain/*.js) holds
+// its stages' explanations: `stages` by stage id, `kinds` for every stage of a kind in its
 // sections (weights, masks); the stage table says which section a stage is in and what it
 // reads (its operands), so a section's module names no other section's stages.
 import { info as stageInfo } from './facts.js';
@@ -13,18 +13,20 @@ import * as self from './explain/self.js';
 import * as simple from './explain/simple.js';
 import * as v1 from './explain/v1.js';
 
-var bySection = {};
+var bySection = {}; // section id -> its modules (§3.5.1: self.js, then mask.js)
 [simple, v1, self, mask, batch, heads].forEach(function (m) {
   m.sections.forEach(function (s) {
-    bySection[s] = m;
+    (bySection[s] = bySection[s] || []).push(m);
   });
 });
 
 /** How element [b, i, j] of stage `id` was computed, as a fragment of <p> lines. */
 export function explain(wt, id, b, i, j, doc) {
   var x = context(wt, id, b, i, j),
-    m = bySection[x.info.section],
-    how = m && (m.stages[id] || (m.kinds && m.kinds[x.info.kind]));
+    how = null;
+  (bySection[x.info.section] || []).forEach(function (m) {
+    how = how || (m.stages && m.stages[id]) || (m.kinds && m.kinds[x.info.kind]);
+  });
   if (how) how(x);
   x.lines.push('float32 value: ' + (isFinite(x.v) ? f32(x.v) : x.V));
   var fragment = (doc = doc || document).createDocumentFragment();

@@ -2,6 +2,7 @@
 // (render.js) and the click handler (bind) read it, so a new format is one entry here.
 // Each click also dispatches a `ca-export` event ({format, stage, batch, text or blob}) that
 // bubbles out of any shadow root, for pages (and tests) that want the result.
+import { load } from './api.js';
 // The text formats are here; the pictures and the embed snippet in causal-attention-later.js
 // (lib/later.js), loaded after the first table (lib/lazy.js).
 import { text } from './export/text.js';
@@ -17,11 +18,12 @@ function table(format) {
 }
 
 /** The formats, in the order of their buttons. A format is {id, label, extension, mime,
- *  produce, page?}: produce(x) gets x = {wt, id, batch, doc, box, config, say} (the
+ *  produce, page?, file?}: produce(x) gets x = {wt, id, batch, doc, box, config, say} (the
  *  walkthrough the tables show, the stage, the batch element, the document, the stage's box,
  *  the configuration's non-default keys, a function that shows a status line) and returns a
  *  string, a Blob or {text, ...more detail}, or a promise of one. A format with an extension
- *  is saved as a file (stage[-batch].extension, of type mime); one without is copied.
+ *  is saved as a file (stage[-batch].extension, or file.extension, of type mime); one without
+ *  is copied.
  *  `page`: only on the page, not in the widget. */
 export var formats = [
   { id: 'markdown', label: 'Markdown', produce: table('markdown') },
@@ -47,6 +49,20 @@ export var formats = [
     produce: function (x) {
       return withLater(LIB_LATER, function (m) {
         return m.svgText(x.wt, x.id, x.batch, x.doc, x.box);
+      });
+    },
+  },
+  {
+    // The whole chapter with the table's configuration, as the core writes it (api.notebook):
+    // every stage a cell that prints it, to run with one's own PyTorch.
+    id: 'ipynb',
+    label: 'Notebook',
+    extension: 'ipynb',
+    mime: 'application/x-ipynb+json',
+    file: 'chapter3',
+    produce: function (x) {
+      return load().then(function (api) {
+        return api.notebook(x.wt.config);
       });
     },
   },
@@ -119,7 +135,7 @@ export function bind(root, walkthrough, config) {
         msg.textContent = line;
       },
     };
-    var file = x.id + (x.batch ? '-' + x.batch : '') + '.' + format.extension;
+    var file = (format.file || x.id + (x.batch ? '-' + x.batch : '')) + '.' + format.extension;
     return Promise.resolve(format.produce(x)).then(function (out) {
       out = typeof out === 'string' ? { text: out } : out instanceof Blob ? { blob: out } : out;
       var detail = Object.assign({ format: format.id, stage: x.id, batch: x.batch }, out);

@@ -82,14 +82,16 @@ export function matrix(st, wt, batch) {
     rows: rows,
     cols: cols,
     corner: corner(info),
-    rowNamed: !info.rows, // a vector's one row: named after the stage (attn_weights_q)
+    rowNamed: !info.rows, // a vector's one row: named as the book's variable (attn_weights_2)
     value: function (i, j) {
       return st.data[offset + i * cols + j];
     },
-    // No row axis (a vector, a scalar): the row is named after the stage.
+    // No row axis (a vector, a scalar): the row is named as the variable its code line
+    // assigns (attn_scores_2, from "    attn_scores_2[i] = ..."), else after the stage.
     rowLabel: function (i) {
-      var l = label(info.rows, i, cfg, wt.indexed);
-      return l === null ? st.id.replace(/^[^.]*\./, '') : l;
+      var l = label(info.rows, i, cfg, wt.indexed),
+        v = /^ *(\w+)(?:\[\w+\])? \+?= /.exec(String(st.code).split('\n').pop());
+      return l !== null ? l : v ? v[1] : st.id.replace(/^[^.]*\./, '');
     },
     colLabel: function (j) {
       var l = label(info.cols, j, cfg, wt.indexed);

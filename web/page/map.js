@@ -86,7 +86,7 @@ function flow(res) {
         y = k * ROW + 12;
       pos[id] = { x: x + w / 2, top: y, bottom: y + 28 };
       var a = svg(pic, 'a', { href: '#' + id, class: 'mn' });
-      a.dataset.stage = id;
+      a.dataset.node = id; // not data-stage: that names the stages' boxes
       svg(a, 'title', {}, stageInfo(id).title + ' (' + shapes[id].join(', ') + ')');
       svg(a, 'rect', { x: x + 0.5, y: y, width: w - 1, height: 28, rx: 4 });
       svg(a, 'text', { x: x + w / 2, y: y + 11, 'text-anchor': 'middle' }, short(id));
@@ -161,7 +161,7 @@ function heads(cfg) {
   );
   for (var h = 0; h < H; h++) {
     var a = svg(pic, 'a', { href: '#mha.queries', class: 'mh' });
-    a.dataset.stage = 'mha.queries';
+    a.dataset.node = 'mha.queries';
     a.style.setProperty('--h', (h * 360) / H);
     svg(
       a,
@@ -205,7 +205,7 @@ export function render(s) {
     else doc.getElementById('controls').prepend(nav);
     nav.addEventListener('click', function (e) {
       var a = e.target.closest('a'),
-        target = a && doc.getElementById(a.dataset.stage);
+        target = a && doc.getElementById(a.dataset.node);
       if (!a) return;
       e.preventDefault(); // the hash holds the settings
       if (target) stages.jump(target);
@@ -236,8 +236,8 @@ function light() {
   if (!first) return;
   var k = ids.indexOf(first.dataset.stage),
     node = null;
-  for (; k >= 0 && !node; k--) node = nav.querySelector('.mn[data-stage="' + ids[k] + '"]');
-  var id = node ? node.dataset.stage : '';
+  for (; k >= 0 && !node; k--) node = nav.querySelector('.mn[data-node="' + ids[k] + '"]');
+  var id = node ? node.dataset.node : '';
   if (id === lit) return;
   lit = id;
   nav.querySelectorAll('.mn').forEach(function (a) {

@@ -3,7 +3,7 @@
 import { at } from '../slices.js';
 import { fmt } from '../format.js';
 
-export var sections = ['s2', 's3'];
+export var sections = ['s1']; // after self.js's stages
 
 export var kinds = {
   // mask_simple and mask: which keys a query may see.

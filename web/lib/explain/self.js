@@ -1,4 +1,4 @@
-// §3.5's recap: SelfAttention_v2's projections, scores, weights and context vectors.
+// §3.5.1's start: SelfAttention_v2's projections, scores, weights and context vectors.
 import { byId } from '../slices.js';
 import { linear, operand, terms } from './common.js';
 

@@ -23,7 +23,9 @@ export var stages = {
     var j = x.j,
       q = x.q;
     x.dot(
-      'attn_scores_q[' +
+      'attn_scores_' +
+        (x.q + 1) +
+        '[' +
         j +
         '] = x_' +
         j +
@@ -41,9 +43,13 @@ export var stages = {
   'simple.attn_weights_q_tmp': function (x) {
     var sc = x.rowOf(x.ops[0], 0, 0);
     x.lines.push(
-      'attn_scores_q[' +
+      'attn_scores_' +
+        (x.q + 1) +
+        '[' +
         x.j +
-        '] / attn_scores_q.sum() = ' +
+        '] / attn_scores_' +
+        (x.q + 1) +
+        '.sum() = ' +
         fmt(sc[x.j]) +
         ' / Σ(' +
         list(sc) +
@@ -76,9 +82,13 @@ export var stages = {
   },
   'simple.context_vec_q': function (x) {
     x.dot(
-      'context_vec_q[' +
+      'context_vec_' +
+        (x.q + 1) +
+        '[' +
         x.j +
-        '] = Σ_i attn_weights_q[i] · x_i[' +
+        '] = Σ_i attn_weights_' +
+        (x.q + 1) +
+        '[i] · x_i[' +
         x.j +
         '], i = 0, 1, … (the loop’s order)',
       x.rowOf(x.ops[0], 0, 0),

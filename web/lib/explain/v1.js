@@ -41,7 +41,17 @@ export var kinds = {
 export var stages = {
   'v1.query_q': function (x) {
     x.dot(
-      'query_q[' + x.j + '] = x_' + x.q + ' · W_query[:, ' + x.j + ']  (token ' + x.tok(x.q) + ')',
+      'query_' +
+        (x.q + 1) +
+        '[' +
+        x.j +
+        '] = inputs[' +
+        x.q +
+        '] · W_query[:, ' +
+        x.j +
+        ']  (token ' +
+        x.tok(x.q) +
+        ')',
       x.rowOf(x.ops[0], 0, x.q),
       x.colOf(x.ops[1], 0, x.j),
     );
@@ -50,14 +60,24 @@ export var stages = {
   'v1.values': projection('values'),
   'v1.attn_score_qq': function (x) {
     x.dot(
-      'attn_score_qq = query_q · keys[' + x.q + ']',
+      'attn_score_' + (x.q + 1) + (x.q + 1) + ' = query_' + (x.q + 1) + ' · keys[' + x.q + ']',
       x.rowOf(x.ops[0], 0, 0),
       x.rowOf(x.ops[1], 0, x.q),
     );
   },
   'v1.attn_scores_q': function (x) {
     x.dot(
-      'attn_scores_q[' + x.j + '] = query_q · keys[' + x.j + ']  (key ' + x.tok(x.j) + ')',
+      'attn_scores_' +
+        (x.q + 1) +
+        '[' +
+        x.j +
+        '] = query_' +
+        (x.q + 1) +
+        ' · keys[' +
+        x.j +
+        ']  (key ' +
+        x.tok(x.j) +
+        ')',
       x.rowOf(x.ops[0], 0, 0),
       x.rowOf(x.ops[1], 0, x.j),
     );
@@ -68,7 +88,15 @@ export var stages = {
   },
   'v1.context_vec_q': function (x) {
     x.dot(
-      'context_vec_q[' + x.j + '] = Σ_k attn_weights_q[k] · values[k, ' + x.j + ']',
+      'context_vec_' +
+        (x.q + 1) +
+        '[' +
+        x.j +
+        '] = Σ_k attn_weights_' +
+        (x.q + 1) +
+        '[k] · values[k, ' +
+        x.j +
+        ']',
       x.rowOf(x.ops[0], 0, 0),
       x.colOf(x.ops[1], 0, x.j),
     );
