@@ -181,9 +181,12 @@ async function widgetsReady(page) {
       !Array.from(document.querySelectorAll('causal-attention-demo')).some(
         (w) => w.dataset.state === 'ready',
       ) ||
-      performance
-        .getEntriesByType('resource')
-        .some((r) => /causal-attention-later\.js$/.test(r.name) && r.responseEnd > 0),
+      // lib/lazy.js's registry (resource timing has no entries for file: URLs)
+      Boolean(
+        globalThis.CausalAttention &&
+        CausalAttention.__modules &&
+        CausalAttention.__modules['causal-attention-later.js'],
+      ),
   );
 }
 

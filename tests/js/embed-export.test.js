@@ -353,10 +353,11 @@ test("PNG: a download with a PNG signature and the table's size", async () => {
     assert.equal(look.header, '238,240,243', stage);
     assert.equal(look.cornerOfTable, '238,240,243', stage); // the row labels' column
     if (stage === 'attn_weights_causal') {
-      // Shaded as on the page (light theme): 1.0 the scale's end, masked 0 its start, hatched.
-      assert.equal(look.first, '13,42,97');
+      // Shaded as on the page (light theme, weights relative to uniform attention): row 0's
+      // 1.0 is its one visible key's even share, the scale's middle; masked cells hatched.
+      assert.equal(look.first, '104,144,160');
       assert.ok(
-        look.masked.includes('251,248,220') && look.masked.some((c) => c.split(',')[0] < 235),
+        look.masked.includes('213,213,213') && look.masked.some((c) => c.split(',')[0] < 200),
         look.masked.join(' '),
       );
     }
@@ -414,9 +415,10 @@ test('SVG: the table and its drawing as shown, colours resolved, labels as text'
   // Row 1 as the page shows it: label, then the six values (title, corner, 6 labels before).
   assert.deepEqual(w.texts.slice(1 + 7 + 7 + 1, 1 + 7 + 7 + 7), w.row1);
   assert.ok(w.texts[0].startsWith('attn_weights_causal (6, 6)'));
-  // The light theme's scale, resolved to rgb: weight 1 at its dark end, masked 0 at its start.
-  assert.equal(w.fills[8], 'rgb(13,42,97)');
-  assert.equal(w.fills[9], 'rgb(251,248,220)');
+  // The light theme's scale, resolved to rgb: row 0's 1.0 (one visible key: uniform attention)
+  // at its middle.
+  assert.equal(w.fills[8], 'rgb(104,144,160)');
+  assert.equal(w.fills[9], 'rgb(213,213,213)'); // masked: the one masked grey (--mk), not a shade
   assert.equal(w.lines.length, 21); // one per unmasked pair
   assert.deepEqual(w.lines, w.pageLines);
   assert.deepEqual(
