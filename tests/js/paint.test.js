@@ -22,8 +22,9 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // book's names add about 3,000 to both (the module's wasm, +7,823 bytes raw). 72,000 is out of reach with the WebAssembly inside: the deflated wasm
 // alone is 61,500 and Emscripten's glue 6,916 (docs/page.md, Paint first).
 // Issue 21 (threads: stage-level computation and the thread pool in the core's wasm): +2,407
-// (page) and +3,260 (widget) measured on main 9caf7a7 (104,796 and 93,701).
-const PAGE_CEILING = 108200,
+// (page) and +3,260 (widget) measured on main 9caf7a7 (104,796 and 93,701); with the notebook
+// export the page measured 108,807.
+const PAGE_CEILING = 109000,
   WIDGET_CEILING = 97900;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
