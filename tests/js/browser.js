@@ -181,7 +181,11 @@ async function widgetsReady(page) {
       !Array.from(document.querySelectorAll('causal-attention-demo')).some(
         (w) => w.dataset.state === 'ready',
       ) ||
-      // lib/lazy.js's registry (resource timing has no entries for file: URLs)
+      // fetched (resource timing), or run (lib/lazy.js's registry: resource timing has no
+      // entries for file: URLs)
+      performance
+        .getEntriesByType('resource')
+        .some((r) => /causal-attention-later\.js$/.test(r.name) && r.responseEnd > 0) ||
       Boolean(
         globalThis.CausalAttention &&
         CausalAttention.__modules &&

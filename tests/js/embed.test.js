@@ -9,8 +9,8 @@ const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
 const {
+  browserSuite,
   serveWith,
-  launch,
   watchedPage,
   web,
   widgetsReady,
@@ -25,15 +25,7 @@ const TOKENS = [ATTACK, '"><b id=injected>bold</b>', 'starts', 'with', 'one', 's
 const ROW1_CAUSAL = ['0.5517', '0.4483', '0.0000', '0.0000', '0.0000', '0.0000'];
 const ROW1_CAUSAL_D4 = ['0.4972', '0.5028', '0.0000', '0.0000', '0.0000', '0.0000'];
 
-let browser, server;
-test.before(async () => {
-  browser = await launch();
-  server = await serveWith(web, {});
-});
-test.after(async () => {
-  await browser.close();
-  await server.close();
-});
+const suite = browserSuite();
 
 /** A page of `body` that loads the module (for serveWith). */
 function hostPage(body, head = '') {
@@ -70,8 +62,8 @@ function exportDetail(page, host, stage, format, batch = 0) {
 }
 
 test("the example post renders each requested stage with the book's numbers", async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url + 'examples/blog-post.html');
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+  await page.goto(suite.server.url + 'examples/blog-post.html');
   await widgetsReady(page);
   assert.deepEqual(await widgetStages(page), {
     causal: ['masked', 'attn_weights_causal'],
@@ -156,7 +148,7 @@ test("the example post renders each requested stage with the book's numbers", as
 });
 
 test('the example post works from file:// too', async () => {
-  const { page, problems } = await watchedPage(browser.context);
+  const { page, problems } = await watchedPage(suite.browser.context);
   await page.goto(pathToFileURL(path.join(web, 'examples/blog-post.html')).href);
   await widgetsReady(page);
   assert.deepEqual(await widgetRow(page, '#causal', 'attn_weights_causal', 1), ROW1_CAUSAL);
@@ -170,7 +162,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
       '<causal-attention-demo id="w" stages="attn_weights_causal"></causal-attention-demo>',
     ),
   });
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   await page.goto(s.url + 'attrs.html');
   await widgetsReady(page);
   const cell = (row, col) =>
@@ -380,7 +372,7 @@ test("host CSS does not reach into the widget, and the widget's CSS does not rea
     'plain.html': hostPage(HOST_BODY).replace(/<script[^>]*><\/script>/, ''),
     'plain-with-widget.html': hostPage(HOST_BODY + widget),
   });
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   const inside = [
     '.ca',
     'caption',
@@ -436,7 +428,7 @@ test('widgets with different configurations share one page and one WebAssembly i
         '<causal-attention-demo id="c" stages="dropout_example" theme="dark"></causal-attention-demo>',
     ),
   });
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   await page.addInitScript(() => {
     window.wasmInstances = 0;
     for (const name of ['instantiate', 'instantiateStreaming']) {
@@ -513,7 +505,7 @@ test('embed.html shows only the chosen stages and its iframe takes its height (t
       `<body><main><h1>Host</h1><iframe id="f" title="Causal attention" width="700" height="50" src="${state({ stages: ['attn_weights_causal'], d_out: 4 })}"></iframe><p id="below">after</p></main></body></html>`,
     'resize.js': readmeResizeScript(),
   });
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   await page.goto(s.url + 'frame.html');
   const frame = page.frameLocator('#f');
   const fits = () =>
@@ -570,7 +562,7 @@ test('embed.html shows only the chosen stages and its iframe takes its height (t
 test("the page's Embed button copies a snippet that shows the stage with the current settings", async () => {
   const files = {};
   const s = await serveWith(web, files);
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   await page.goto(s.url + '#' + encodeURIComponent('{"d_out":4}'));
   await page.waitForSelector('html[data-ready="1"]');
   await settled(page); // the boxes below the first screen are built in idle time
@@ -593,7 +585,7 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
   // and the frame is as tall as its content without any script.
   files['pasted.html'] =
     `<!doctype html><html lang="en"><head><title>Pasted</title><link rel="icon" href="/style.css"></head><body><main style="width:700px">${snippet}</main></body></html>`;
-  const pasted = await watchedPage(browser.context, s.url);
+  const pasted = await watchedPage(suite.browser.context, s.url);
   await pasted.page.goto(s.url + 'pasted.html');
   await widgetsReady(pasted.page);
   assert.deepEqual(
@@ -656,7 +648,7 @@ test('token labels are text everywhere: page, widget, embed page, explanations a
       `<causal-attention-demo stages="attn_weights_causal,context_vecs" controls="full" config='${JSON.stringify(config).replace(/'/g, '&#39;')}'></causal-attention-demo>`,
     ),
   });
-  const { page, problems } = await watchedPage(browser.context, s.url);
+  const { page, problems } = await watchedPage(suite.browser.context, s.url);
   const dialogs = [];
   page.on('dialog', (d) => {
     dialogs.push(d.message());
@@ -764,7 +756,7 @@ test('a strict CSP (no unsafe-eval, no inline style) allows the page, the widget
       ),
   ];
   for (const name of pages) {
-    const { page, problems } = await watchedPage(browser.context, s.url);
+    const { page, problems } = await watchedPage(suite.browser.context, s.url);
     await page.addInitScript(() => {
       window.violations = [];
       document.addEventListener('securitypolicyviolation', (e) =>

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { loadApi, web } = require('./support');
-const { serveWith, launch, watchedPage, ready, widgetsReady } = require('./browser');
+const { browserSuite, watchedPage, ready, widgetsReady } = require('./browser');
 
 const CA = require(path.join(web, 'causal-attention.js'));
 const BOOK_T = 6;
@@ -107,22 +107,14 @@ test('the main-thread budget counts the heads, the context length and every grow
   assert.equal(check({ inputs: { randn: [1024, 128] }, d_out: 128 }), '');
 });
 
-let server, browser;
 const files = {}; // pages served beside build/web
-test.before(async () => {
-  server = await serveWith(web, files);
-  browser = await launch();
-});
-test.after(async () => {
-  await browser.close();
-  await server.close();
-});
+const suite = browserSuite({ files });
 
 test('preset names are own properties only: page, hash change and widget say what is wrong', async () => {
   const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   for (const name of names) {
-    await page.goto(`${server.url}index.html#preset=${name}`);
+    await page.goto(`${suite.server.url}index.html#preset=${name}`);
     assert.equal(await ready(page), '1', name);
     const msg = await page.evaluate(() => document.getElementById('status').textContent);
     assert.equal(msg, `Invalid link (no preset "${name}"): showing the book instead.`);
@@ -132,14 +124,14 @@ test('preset names are own properties only: page, hash change and widget say wha
     );
   }
   // a hash change to a bad name, then back to a good one
-  await page.goto(`${server.url}index.html#preset=gpt2`);
+  await page.goto(`${suite.server.url}index.html#preset=gpt2`);
   await ready(page, 60000);
   await page.evaluate(() => (location.hash = '#preset=constructor'));
   await page.waitForFunction(() => /no preset "constructor"/.test(document.body.textContent));
   // the widget: a message naming the preset, not a TypeError
   for (const name of names) {
     await page.setContent(
-      `<script src="${server.url}causal-attention.js"></script>` +
+      `<script src="${suite.server.url}causal-attention.js"></script>` +
         `<causal-attention-demo preset="${name}" stages="inputs"></causal-attention-demo>` +
         `<causal-attention-demo controls="${name}" stages="inputs"></causal-attention-demo>`,
     );
@@ -161,13 +153,13 @@ test('preset names are own properties only: page, hash change and widget say wha
 });
 
 test('a key named like an Object.prototype property is a key: the link and the widget name it', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   for (const [hash, key] of [
     ['constructor', 'constructor'],
     ['__proto__=1', '__proto__'],
     ['d_out=4&toString', 'toString'],
   ]) {
-    await page.goto(`${server.url}index.html#${hash}`);
+    await page.goto(`${suite.server.url}index.html#${hash}`);
     assert.equal(await ready(page), '1', hash);
     const msg = await page.evaluate(() => document.getElementById('status').textContent);
     assert.match(msg, new RegExp(`^Invalid link \\(unknown configuration key "${key}"`), hash);
@@ -175,7 +167,7 @@ test('a key named like an Object.prototype property is a key: the link and the w
   }
   // the widget: config='{"__proto__": {...}}' is named, not silently the book
   await page.setContent(
-    `<script src="${server.url}causal-attention.js"></script>` +
+    `<script src="${suite.server.url}causal-attention.js"></script>` +
       `<causal-attention-demo config='{"__proto__": {"d_out": 4}}' stages="inputs"></causal-attention-demo>` +
       `<causal-attention-demo config='{"constructor": 1}' stages="inputs"></causal-attention-demo>`,
   );
@@ -195,8 +187,8 @@ test('a key named like an Object.prototype property is a key: the link and the w
 });
 
 test('the SVG export with control characters in labels is well-formed XML', async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(`${server.url}embed.html#stages=inputs`);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+  await page.goto(`${suite.server.url}embed.html#stages=inputs`);
   await widgetsReady(page);
   const out = await page.evaluate(async () => {
     const api = await CausalAttention.load();
@@ -229,9 +221,9 @@ test('colours and fonts of an embed link are checked: nothing is fetched', async
   ];
   const requests = [];
   for (const hash of bad) {
-    const { page } = await watchedPage(browser.context, server.url);
+    const { page } = await watchedPage(suite.browser.context, suite.server.url);
     page.on('request', (r) => requests.push(r.url()));
-    await page.goto(`${server.url}embed.html#stages=masked&${hash}`);
+    await page.goto(`${suite.server.url}embed.html#stages=masked&${hash}`);
     await widgetsReady(page);
     const status = await page.evaluate(() => document.querySelector('p.err').textContent);
     assert.match(status, /^Invalid link \("(bg|fg|font)" is not a (colour|font name)\)/, hash);
@@ -240,13 +232,13 @@ test('colours and fonts of an embed link are checked: nothing is fetched', async
     await page.close();
   }
   assert.deepEqual(
-    requests.filter((u) => !u.startsWith(server.url)),
+    requests.filter((u) => !u.startsWith(suite.server.url)),
     [],
   );
   // Good values still style the frame.
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   await page.goto(
-    `${server.url}embed.html#stages=masked&bg=%23fdf6e3&fg=rgb(10%2C%2020%2C%2030)&font=Georgia%2C%22Times%20New%20Roman%22%2Cserif`,
+    `${suite.server.url}embed.html#stages=masked&bg=%23fdf6e3&fg=rgb(10%2C%2020%2C%2030)&font=Georgia%2C%22Times%20New%20Roman%22%2Cserif`,
   );
   await widgetsReady(page);
   const look = await page.evaluate(() => {
@@ -266,7 +258,7 @@ test('colours and fonts of an embed link are checked: nothing is fetched', async
 test('in a 640 or 700 px blog column at 20 px Georgia, every widget stage fits or scrolls with a cue', async () => {
   const shots = path.join(path.dirname(web), 'screenshots');
   fs.mkdirSync(shots, { recursive: true });
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   await page.setViewportSize({ width: 800, height: 900 });
   for (const [width, stages] of [
     [640, 'dropout_example'],
@@ -276,7 +268,7 @@ test('in a 640 or 700 px blog column at 20 px Georgia, every widget stage fits o
     await page.setContent(
       `<!doctype html><html lang="en"><head><title>Blog</title><style>body{margin:0 40px}` +
         `main{width:${width}px;font:20px Georgia,serif}</style>` +
-        `<script src="${server.url}causal-attention.js" defer></script></head><body><main><p>A post.</p>` +
+        `<script src="${suite.server.url}causal-attention.js" defer></script></head><body><main><p>A post.</p>` +
         `<causal-attention-demo stages="${stages}" controls="compact"></causal-attention-demo></main></body></html>`,
     );
     await widgetsReady(page);
@@ -313,13 +305,13 @@ test("docs/embed/markdown.md's iframe is as tall as its content in a 700 px colu
   const doc = fs.readFileSync(path.join(__dirname, '../../docs/embed/markdown.md'), 'utf8');
   const iframe = doc.match(/<iframe src="https:\/\/example\.org\/causal-attention\/([^"]+)"[^>]*>/);
   const height = +iframe[0].match(/height="(\d+)"/)[1];
-  const { page, problems } = await watchedPage(browser.context, server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   files['post.html'] =
     `<!doctype html><html lang="en"><head><title>Post</title><link rel="icon" href="data:,"></head>` +
     '<body><main style="width:700px">' +
-    iframe[0].replace(/https:\/\/example\.org\/causal-attention\//, server.url) +
+    iframe[0].replace(/https:\/\/example\.org\/causal-attention\//, suite.server.url) +
     '</iframe></main></body></html>';
-  await page.goto(server.url + 'post.html');
+  await page.goto(suite.server.url + 'post.html');
   await page.frameLocator('iframe').locator('causal-attention-demo[data-state=ready]').waitFor();
   const content = await page.evaluate(() =>
     Math.ceil(document.querySelector('iframe').contentDocument.documentElement.scrollHeight),

@@ -10,7 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
 const { pathToFileURL } = require('url');
-const { launch, serve, watchedPage, ready, web } = require('./browser');
+const { browserSuite, watchedPage, ready, web } = require('./browser');
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // Ceilings (gzip bytes) of what loads before the first table, against growth: measured 100,127
@@ -66,18 +66,13 @@ async function firstTable(context, url) {
   return { page, problems, files, bytes: files.reduce((n, f) => n + gzip(f), 0) };
 }
 
-let browser, server;
-test.before(async () => {
-  browser = await launch();
-  server = await serve(web, { 'Content-Security-Policy': CSP });
-});
-test.after(async () => {
-  await server.close();
-  await browser.close();
-});
+const suite = browserSuite({ headers: { 'Content-Security-Policy': CSP } });
 
 test('the page paints its first table with the module, app.js, index.html and style.css only', async () => {
-  const { page, problems, files, bytes } = await firstTable(browser.context, server.url);
+  const { page, problems, files, bytes } = await firstTable(
+    suite.browser.context,
+    suite.server.url,
+  );
   assert.deepEqual(files, ['app.js', 'causal-attention.js', 'index.html', 'style.css']);
   console.log(`page: ${bytes} B gzip before the first table (${files.join(', ')})`);
   assert.ok(bytes <= PAGE_CEILING, `${bytes} B before the first table > ${PAGE_CEILING}`);
@@ -98,8 +93,8 @@ test('the page paints its first table with the module, app.js, index.html and st
 
 test('a widget paints its first table with the module, embed.js and embed.html only', async () => {
   const { page, problems, files, bytes } = await firstTable(
-    browser.context,
-    server.url + 'embed.html#stages=attn_weights_causal',
+    suite.browser.context,
+    suite.server.url + 'embed.html#stages=attn_weights_causal',
   );
   assert.deepEqual(files, ['causal-attention.js', 'embed.html', 'embed.js']);
   console.log(`widget: ${bytes} B gzip before the first table (${files.join(', ')})`);
@@ -118,7 +113,7 @@ test('a widget paints its first table with the module, embed.js and embed.html o
 });
 
 test('from file:// the code for later loads too: an explanation, lecture mode, the dropout comparison', async () => {
-  const { page, problems } = await watchedPage(browser.context);
+  const { page, problems } = await watchedPage(suite.browser.context);
   await page.goto(pathToFileURL(path.join(web, 'index.html')).href + '#stage=attn_weights&lecture');
   assert.equal(await ready(page), '1');
   await page.waitForSelector('#lecture:not([hidden])');
@@ -134,8 +129,8 @@ test('from file:// the code for later loads too: an explanation, lecture mode, t
 });
 
 test("the settings form is built from the core's settings table: its groups, order, labels and defaults", async () => {
-  const { page, problems } = await watchedPage(browser.context, server.url);
-  await page.goto(server.url);
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+  await page.goto(suite.server.url);
   assert.equal(await ready(page), '1');
   const got = await page.evaluate(async () => {
     const api = await CausalAttention.load();
