@@ -10,38 +10,13 @@
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
-const { launch, serve, web } = require('../tests/js/browser');
+const { launch, serve, web, OBSERVE_FIRST_TABLE } = require('../tests/js/browser');
 
 const args = process.argv.slice(2),
   n = args.indexOf('--loads') >= 0 ? +args[args.indexOf('--loads') + 1] : 9,
   other = args.find((a, k) => !a.startsWith('--') && args[k - 1] !== '--loads');
 const dirs = [web, ...(other ? [path.resolve(other)] : [])];
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
-
-// The same observer as tests/js/paint.test.js: the first table (a widget's in its shadow root)
-// in the document, the frame after it painted, and the files asked for by then.
-const OBSERVE_FIRST_TABLE = () => {
-  const found = () => {
-    const w = document.querySelector('causal-attention-demo');
-    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('table');
-  };
-  const look = () => {
-    if (!found()) return requestAnimationFrame(look);
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => {
-      const at = performance.now();
-      window.__firstTable = {
-        at,
-        files: performance
-          .getEntriesByType('resource')
-          .filter((r) => r.startTime <= at)
-          .map((r) => new URL(r.name).pathname.split('/').pop() || 'index.html'),
-      };
-    };
-    ch.port2.postMessage(0);
-  };
-  requestAnimationFrame(look);
-};
 
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y),

@@ -251,7 +251,35 @@ function browserSuite({ files = {}, headers = {}, setup = null } = {}) {
   return suite;
 }
 
+// Runs before the page's scripts: records when the first table is in the document (a widget's
+// in its shadow root), then when that frame has been painted (rAF, then a message: after style,
+// layout and paint), and which files had been asked for by then.
+/** An init script (page.addInitScript) for tests/js/paint.test.js and build-scripts/paint.js. */
+const OBSERVE_FIRST_TABLE = () => {
+  const found = () => {
+    const w = document.querySelector('causal-attention-demo');
+    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('table');
+  };
+  const look = () => {
+    if (!found()) return requestAnimationFrame(look);
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      const at = performance.now();
+      window.__firstTable = {
+        at,
+        files: performance
+          .getEntriesByType('resource')
+          .filter((r) => r.startTime <= at)
+          .map((r) => new URL(r.name).pathname.split('/').pop() || 'index.html'),
+      };
+    };
+    ch.port2.postMessage(0);
+  };
+  requestAnimationFrame(look);
+};
+
 module.exports = {
+  OBSERVE_FIRST_TABLE,
   browserSuite,
   serve,
   serveWith,

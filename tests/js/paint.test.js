@@ -10,7 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
 const { pathToFileURL } = require('url');
-const { browserSuite, watchedPage, ready, web } = require('./browser');
+const { browserSuite, watchedPage, ready, web, OBSERVE_FIRST_TABLE } = require('./browser');
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // Ceilings (gzip bytes) of what loads before the first table, against growth: measured 100,127
@@ -28,32 +28,6 @@ const PAGE_CEILING = 109000,
   WIDGET_CEILING = 97900;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
-
-// Runs before the page's scripts: records when the first table is in the document (a widget's
-// in its shadow root), then when that frame has been painted (rAF, then a message: after style,
-// layout and paint), and which files had been asked for by then.
-const OBSERVE_FIRST_TABLE = () => {
-  const found = () => {
-    const w = document.querySelector('causal-attention-demo');
-    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('table');
-  };
-  const look = () => {
-    if (!found()) return requestAnimationFrame(look);
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => {
-      const at = performance.now();
-      window.__firstTable = {
-        at,
-        files: performance
-          .getEntriesByType('resource')
-          .filter((r) => r.startTime <= at)
-          .map((r) => new URL(r.name).pathname.split('/').pop() || 'index.html'),
-      };
-    };
-    ch.port2.postMessage(0);
-  };
-  requestAnimationFrame(look);
-};
 
 async function firstTable(context, url) {
   const { page, problems } = await watchedPage(context, new URL(url).origin + '/');
