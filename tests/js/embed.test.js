@@ -17,7 +17,7 @@ const {
   widgetRow,
   settled,
 } = require('./browser');
-const { root } = require('./support');
+const { root, loadApi } = require('./support');
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const ATTACK = '<img src=x onerror=alert(1)>';
@@ -267,22 +267,17 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   await page.waitForFunction(
     () => document.querySelector('#w').shadowRoot.querySelectorAll('form [name]').length > 4,
   );
-  assert.deepEqual(await fields(), [
-    'query_token',
-    'seed_v1',
-    'd_out',
-    'seed_weights',
-    'qkv_bias',
-    'scale',
-    'dropout',
-    'seed_dropout',
-    'rng',
-    'train',
-    'seed_class',
-    'class_dropout',
-    'context_length',
-    'num_heads',
-  ]);
+  // The core's settings table (api.settings) decides: every setting with a control (not the
+  // inputs' rows and labels), in its `order`; compact: the rows marked `compact`.
+  const api = await loadApi();
+  const controlled = api.settings
+    .filter((s) => s.type !== 'inputs' && s.type !== 'strings')
+    .sort((a, b) => a.order - b.order);
+  assert.deepEqual(
+    await fields(),
+    controlled.map((s) => s.key),
+  );
+  assert.equal(controlled.length, 14); // query_token … num_heads
   await page.locator('#w input[name=qkv_bias]').check();
   await page.waitForFunction(
     () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 72,
@@ -290,6 +285,10 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   await set('controls', 'compact');
   await page.waitForFunction(
     () => document.querySelector('#w').shadowRoot.querySelectorAll('form [name]').length === 4,
+  );
+  assert.deepEqual(
+    await fields(),
+    controlled.filter((s) => s.compact).map((s) => s.key),
   );
   await set('controls', 'none');
   await page.waitForFunction(
