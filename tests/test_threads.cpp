@@ -62,7 +62,8 @@ TEST_CASE("the modules split over threads with the bits of one", "[threads]") {
       {1, 130, 64, 1, 0.0},
   }));
   INFO("B " << B << ", T " << T << ", d " << d << ", H " << H << ", p " << p);
-  const auto outputs = [&](int threads) {
+  // clang (C++17) cannot capture structured bindings: copies.
+  const auto outputs = [&, B = B, T = T, d = d, H = H, p = p](int threads) {
     const Threads t(threads);
     ca::Generator gen(11);
     ca::MultiHeadAttention mha(d, d, T, p, H, true, gen);
