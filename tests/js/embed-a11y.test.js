@@ -102,13 +102,20 @@ test('keyboard: one tab stop per table, arrows/Home/End move, Enter explains, fo
   assert.equal(await focused(), 'causal masked 0,0 solid 2px');
   await page.keyboard.press('Enter');
   assert.match(await page.locator('#causal .ex').innerText(), /^masked\[0, 0\] = 0\.2899/);
-  // Tab leaves the table: its drawing's one token stop, the six export buttons, then the next
+  // Tab leaves the table: its drawing's one token stop, the export buttons, then the next
   // table's one cell.
   await page.keyboard.press('Tab');
   assert.equal(await focused(), 'g');
   await page.keyboard.press('Tab');
   assert.equal(await focused(), 'BUTTON');
-  for (let k = 0; k < 6; k++) await page.keyboard.press('Tab');
+  // One stop per export format (lib/export.js's registry: 7 with the notebook).
+  const buttons = await page.evaluate(
+    () =>
+      document.querySelector('#causal').shadowRoot.querySelectorAll('[data-stage="masked"] button')
+        .length,
+  );
+  assert.equal(buttons, 7);
+  for (let k = 0; k < buttons; k++) await page.keyboard.press('Tab');
   assert.equal(await focused(), 'causal attn_weights_causal 0,0 solid 2px');
   // The same keys on the page.
   await page.goto(suite.server.url);
