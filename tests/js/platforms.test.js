@@ -34,9 +34,11 @@ function write(dir, files) {
   }
 }
 
-// Serves a generated site with build/web's causal-attention.js at its root; checks the post.
+// Serves a generated site with build/web's causal-attention.js and the script it loads after
+// its first table (causal-attention-later.js) at its root; checks the post.
 async function check(site, post) {
-  fs.copyFileSync(path.join(web, 'causal-attention.js'), path.join(site, 'causal-attention.js'));
+  for (const f of ['causal-attention.js', 'causal-attention-later.js'])
+    fs.copyFileSync(path.join(web, f), path.join(site, f));
   const s = await serve(site);
   try {
     const { page, problems } = await watchedPage(browser.context, s.url);
