@@ -220,7 +220,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   };
   if (!whole) {
     parallel_for(BH, workers, [&](std::size_t bh, int worker) {
-      float* w = weights + worker * TT;
+      float* w = softmax ? weights + worker * TT : nullptr;  // scores only: no weights buffer
       unsigned char* full = full_rows + worker * T;
       attend(bh, w, full, worker);
       if (combined) combine(bh, w, full);
