@@ -45,6 +45,7 @@ export function context(wt, id, b, i, j) {
     V: fmt(v),
     ij: n > 1 ? '[' + i + ', ' + j + ']' : n ? '[' + j + ']' : '', // as the stage is indexed
     q: cfg.query_token,
+    qn: cfg.query_token + 1, // the book's number for the query's names: query_2, x_2
     H: H,
     hd: cfg.d_out / H,
     h: h,

@@ -24,7 +24,7 @@ export var stages = {
       q = x.q;
     x.dot(
       'attn_scores_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         j +
         '] = x_' +
@@ -44,11 +44,11 @@ export var stages = {
     var sc = x.rowOf(x.ops[0], 0, 0);
     x.lines.push(
       'attn_scores_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         x.j +
         '] / attn_scores_' +
-        (x.q + 1) +
+        x.qn +
         '.sum() = ' +
         fmt(sc[x.j]) +
         ' / Σ(' +
@@ -83,11 +83,11 @@ export var stages = {
   'simple.context_vec_q': function (x) {
     x.dot(
       'context_vec_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         x.j +
         '] = Σ_i attn_weights_' +
-        (x.q + 1) +
+        x.qn +
         '[i] · x_i[' +
         x.j +
         '], i = 0, 1, … (the loop’s order)',

@@ -42,7 +42,7 @@ export var stages = {
   'v1.query_q': function (x) {
     x.dot(
       'query_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         x.j +
         '] = inputs[' +
@@ -60,7 +60,7 @@ export var stages = {
   'v1.values': projection('values'),
   'v1.attn_score_qq': function (x) {
     x.dot(
-      'attn_score_' + (x.q + 1) + (x.q + 1) + ' = query_' + (x.q + 1) + ' · keys[' + x.q + ']',
+      'attn_score_' + x.qn + x.qn + ' = query_' + x.qn + ' · keys[' + x.q + ']',
       x.rowOf(x.ops[0], 0, 0),
       x.rowOf(x.ops[1], 0, x.q),
     );
@@ -68,11 +68,11 @@ export var stages = {
   'v1.attn_scores_q': function (x) {
     x.dot(
       'attn_scores_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         x.j +
         '] = query_' +
-        (x.q + 1) +
+        x.qn +
         ' · keys[' +
         x.j +
         ']  (key ' +
@@ -89,11 +89,11 @@ export var stages = {
   'v1.context_vec_q': function (x) {
     x.dot(
       'context_vec_' +
-        (x.q + 1) +
+        x.qn +
         '[' +
         x.j +
         '] = Σ_k attn_weights_' +
-        (x.q + 1) +
+        x.qn +
         '[k] · values[k, ' +
         x.j +
         ']',
