@@ -2,6 +2,7 @@
 // threads equals the one-thread run, for the book, a multi-head configuration that trains with
 // dropout (its draws stay in order), and exercise 3.3's shape at a smaller T; and the modules
 // on shapes whose rows and heads do not split evenly.
+#include <algorithm>
 #include <atomic>
 
 #include "nn.hpp"
@@ -104,4 +105,100 @@ TEST_CASE("parallel_for runs every item once, on at most the workers asked for",
                                        if (i == 17) throw std::runtime_error("item 17");
                                      }),
                     "item 17");
+}
+
+// The page's Worker pool (web/page/runner.js) splits exercise 3.3 into shards of (batch element,
+// heads) and blocks of out_proj's rows: each part equals its slice of the whole run, bit for bit.
+TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run's bits",
+          "[threads][shards]") {
+  const auto [json, shard] = GENERATE(table<std::string, ca::Shard>({
+      {R"({"inputs": {"randn": [96, 768]}, "d_out": 768, "num_heads": 12,
+           "context_length": 1024, "train": false})",
+       {1, 2, 4, 9}},
+      {R"({"inputs": {"randn": [96, 768]}, "d_out": 768, "num_heads": 12,
+           "context_length": 1024})",
+       {0, 1, 0, 12}},
+      // Uneven: heads of 7 (tiles of 12 or 24 columns cut mid-head), qkv_bias, 3 of 5 heads.
+      {R"({"inputs": {"randn": [37, 20]}, "d_out": 35, "num_heads": 5, "qkv_bias": true,
+           "dropout": 0.5})",
+       {0, 2, 1, 4}},
+      {R"({"inputs": {"randn": [37, 20]}, "d_out": 35, "num_heads": 5, "qkv_bias": true})",
+       {1, 2, 0, 1}},
+  }));
+  INFO(json << " shard [" << shard.b0 << ", " << shard.b1 << ", " << shard.h0 << ", " << shard.h1
+            << ")");
+  const ca::Config c = ca::parse_config(json).config;
+  const std::vector<std::string> ids = {"mha.queries", "mha.attn_scores", "mha.attn_weights",
+                                        "mha.context_vec", "mha.context_vecs"};
+  const ca::Walkthrough whole = ca::run_walkthrough(c, ids),
+                        part = ca::run_walkthrough(c, ids, shard);
+  const auto stage = [](const ca::Walkthrough& w, std::string_view id) -> const ca::Tensor& {
+    for (const ca::Stage& s : w.stages)
+      if (s.id() == id) return s.tensor;
+    FAIL("no stage " << id);
+    throw;
+  };
+  const int H = c.num_heads, hd = c.d_out / H, T = c.num_tokens();
+  const int nb = shard.b1 - shard.b0, nh = shard.h1 - shard.h0;
+  // (B, H, T, X) stages: the shard's heads of its batch elements, each a contiguous block.
+  for (const char* id : {"mha.queries", "mha.attn_scores", "mha.attn_weights"}) {
+    const ca::Tensor &w = stage(whole, id), &p = stage(part, id);
+    const std::size_t block = std::size_t(w.shape[2]) * w.shape[3];
+    REQUIRE(p.shape == std::vector<int>{nb, nh, w.shape[2], w.shape[3]});
+    std::vector<float> want;
+    for (int b = shard.b0; b < shard.b1; ++b)
+      want.insert(want.end(), w.data.begin() + (b * H + shard.h0) * block,
+                  w.data.begin() + (b * H + shard.h1) * block);
+    CHECK_THAT(test::floats(id, p), test::BitEqual(want, "the whole run's"));
+  }
+  // context_vec: the shard's rows, its heads' columns.
+  const ca::Tensor &cv = stage(whole, "mha.context_vec"), &pcv = stage(part, "mha.context_vec");
+  REQUIRE(pcv.shape == std::vector<int>{nb, T, nh * hd});
+  std::vector<float> want;
+  for (int r = shard.b0 * T; r < shard.b1 * T; ++r)
+    want.insert(want.end(), cv.data.begin() + r * c.d_out + shard.h0 * hd,
+                cv.data.begin() + r * c.d_out + shard.h1 * hd);
+  CHECK_THAT(test::floats("mha.context_vec", pcv), test::BitEqual(want, "the whole run's"));
+  // context_vecs: only when the shard has every head.
+  const bool every = nh == H;
+  CHECK(std::any_of(part.stages.begin(), part.stages.end(),
+                    [](const ca::Stage& s) { return s.id() == "mha.context_vecs"; }) == every);
+  const ca::Tensor& out = stage(whole, "mha.context_vecs");
+  if (every) {
+    const std::vector<float> rows(out.data.begin() + shard.b0 * T * c.d_out,
+                                  out.data.begin() + shard.b1 * T * c.d_out);
+    CHECK_THAT(test::floats("mha.context_vecs", stage(part, "mha.context_vecs")),
+               test::BitEqual(rows, "the whole run's"));
+  }
+  // out_proj on rows 3..T+5 of context_vec: those rows of context_vecs.
+  const int r0 = 3, r1 = T + 5;
+  const ca::Tensor rows({r1 - r0, c.d_out}, std::vector<float>(cv.data.begin() + r0 * c.d_out,
+                                                               cv.data.begin() + r1 * c.d_out));
+  const ca::Stage projected = ca::mha_out_proj(c, rows);
+  CHECK(projected.id() == "mha.context_vecs");
+  for (const ca::Stage& s : whole.stages)
+    if (s.id() == "mha.context_vecs") CHECK(projected.code == s.code);
+  CHECK_THAT(test::floats("out_proj rows", projected.tensor),
+             test::BitEqual(std::vector<float>(out.data.begin() + r0 * c.d_out,
+                                               out.data.begin() + r1 * c.d_out),
+                            "the whole run's"));
+}
+
+TEST_CASE("a shard out of range, or one drawing dropout, is refused", "[threads][shards]") {
+  const ca::Config c = ca::parse_config(R"({"d_out": 4, "num_heads": 2})").config;
+  CHECK(ca::shard_error(c, {}) == "");
+  CHECK(ca::shard_error(c, {0, 2, 0, 2}) == "");
+  CHECK(ca::shard_error(c, {0, 2, 1, 3}) ==
+        "the shard must be batch elements [b0, b1) of [0, 2) and heads [h0, h1) of [0, 2)");
+  CHECK(ca::shard_error(c, {1, 1, 0, 2}) != "");
+  ca::Config drop = c;
+  drop.class_dropout = 0.5;
+  CHECK(ca::shard_error(drop, {0, 2, 0, 2}) == "");
+  CHECK(ca::shard_error(drop, {0, 1, 0, 2}) ==
+        "a shard cannot draw dropout: its draws run over every head, in order");
+  drop.train = false;
+  CHECK(ca::shard_error(drop, {0, 1, 0, 2}) == "");
+  CHECK_THROWS_WITH(ca::run_walkthrough(c, {"mha.context_vec"}, {0, 3, 0, 2}),
+                    "the shard must be batch elements [b0, b1) of [0, 2) and heads [h0, h1) "
+                    "of [0, 2)");
 }

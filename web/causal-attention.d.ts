@@ -234,6 +234,10 @@ export interface RunOptions {
   /** Start from a preset's configuration (`config`'s keys win) and, without `stages`, show
    *  its stages. */
   preset?: string;
+  /** [b0, b1, h0, h1]: MultiHeadAttention's stages for batch elements b0..b1-1 and heads
+   *  h0..h1-1 alone, with the whole run's bits (e.g. mha.attn_weights (b1-b0, h1-h0, T, T));
+   *  mha.context_vecs only when every head is in. Refused when the run draws dropout. */
+  shard?: [number, number, number, number];
 }
 
 /** What a run costs (the core's one cost model, ca::run_cost), without running it. */
@@ -272,6 +276,10 @@ export interface Api {
   /** What run(config) would cost, every stage computed. Throws like run() for an invalid
    *  config. */
   cost(config?: Config): RunCost;
+  /** Stage mha.context_vecs, (n, d_out), for n rows of the configuration's mha.context_vec
+   *  (n × d_out values): out_proj on them, mha.context_vecs' rows bit for bit (with `shard`,
+   *  how the page splits exercise 3.3 over Workers). */
+  project(config: Config, rows: Float32Array): Stage;
   /** The core's presets by name. */
   readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */

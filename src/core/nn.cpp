@@ -48,11 +48,15 @@ Tensor fold_rows(const Tensor& x, const MatrixIn& w_t, const float* bias, const 
   return y;
 }
 
+// Columns [c0, c1) of linear l's output alone: each is the same in-order sum as in l(x).
+Tensor columns(const Linear& l, const Tensor& x, int c0, int c1) {
+  return fold_rows(x, l.weight.matrix().middleRows(c0, c1 - c0),
+                   l.bias ? l.bias->data.data() + c0 : nullptr, "Linear", "features");
+}
+
 }  // namespace
 
-Tensor Linear::operator()(const Tensor& x) const {
-  return fold_rows(x, weight.matrix(), bias ? bias->data.data() : nullptr, "Linear", "features");
-}
+Tensor Linear::operator()(const Tensor& x) const { return columns(*this, x, 0, weight.rows()); }
 
 namespace {
 
@@ -370,19 +374,42 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
 
 MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen,
                                                     TraceKeep keep) const {
+  return trace(x, gen, keep, Shard{});
+}
+
+MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen, TraceKeep keep,
+                                                    Shard s) const {
   check_input(x, context_length);
-  const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
+  const int B = x.shape[0], T = x.shape[1], d_in = x.shape[2];
+  if (s.b1 < 0) s.b1 = B;
+  if (s.h1 < 0) s.h1 = num_heads;
+  if (s.b0 < 0 || s.b0 >= s.b1 || s.b1 > B || s.h0 < 0 || s.h0 >= s.h1 || s.h1 > num_heads)
+    throw std::invalid_argument("MultiHeadAttention: shard out of range");
+  const bool every_head = s.h0 == 0 && s.h1 == num_heads, whole = every_head && s.b1 - s.b0 == B;
+  if (!whole && training && dropout_p != 0.0)
+    throw std::invalid_argument("MultiHeadAttention: a shard cannot draw dropout");
+  Tensor rows;  // batch elements [b0, b1)
+  if (s.b1 - s.b0 != B) {
+    const std::size_t n = std::size_t(T) * d_in;
+    rows = Tensor({s.b1 - s.b0, T, d_in},
+                  std::vector<float>(x.data.begin() + s.b0 * n, x.data.begin() + s.b1 * n));
+  }
+  const Tensor& xs = rows.shape.empty() ? x : rows;
+  const int c0 = s.h0 * head_dim, c1 = s.h1 * head_dim;  // the shard's heads' columns
+  const Tensor queries = columns(W_query, xs, c0, c1), keys = columns(W_key, xs, c0, c1),
+               values = columns(W_value, xs, c0, c1);
+  const int H = s.h1 - s.h0;  // (B', T, H * hd)
   Trace t;
   if (keep.context) t.context_vec = Tensor(queries.shape);
   if (keep.context || keep.scores || keep.weights)
-    causal_heads(t.context_vec, queries, keys, values, num_heads, score_divisor(head_dim, scale),
-                 dropout_p, training, gen, rng, scratch, &t, keep);
+    causal_heads(t.context_vec, queries, keys, values, H, score_divisor(head_dim, scale), dropout_p,
+                 training, gen, rng, scratch, &t, keep);
   if (keep.heads) {
-    t.queries = split_heads(queries, num_heads);  // (B, H, T, hd)
-    t.keys = split_heads(keys, num_heads);
-    t.values = split_heads(values, num_heads);
+    t.queries = split_heads(queries, H);  // (B', H, T, hd)
+    t.keys = split_heads(keys, H);
+    t.values = split_heads(values, H);
   }
-  if (keep.context) t.context_vecs = out_proj(t.context_vec);
+  if (keep.context && every_head) t.context_vecs = out_proj(t.context_vec);
   return t;
 }
 

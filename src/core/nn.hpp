@@ -112,6 +112,12 @@ struct TraceKeep {
   bool context = true;  // context_vec and context_vecs (else only what is kept above is computed)
 };
 
+// A share of MultiHeadAttention's work: batch elements [b0, b1) and heads [h0, h1), all of them
+// when b1 or h1 is -1 (web/page/pool.js splits exercise 3.3 over Workers by shards).
+struct Shard {
+  int b0 = 0, b1 = -1, h0 = 0, h1 = -1;
+};
+
 // MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of §3.6.2.
 struct MultiHeadAttention {
   Linear W_query, W_key, W_value, out_proj;  // out_proj: nn.Linear(d_out, d_out), with bias
@@ -143,6 +149,13 @@ struct MultiHeadAttention {
   // eval mode, trace keeps every intermediate.
   Tensor forward(const Tensor& x, Generator& gen) const;
   Trace trace(const Tensor& x, Generator& gen, TraceKeep keep = {}) const;
+  // trace of one shard alone, with the whole trace's bits (every output is the same in-order
+  // sum, only fewer are computed): queries, keys, values (b1 - b0, h1 - h0, T, hd) from the
+  // linears' columns of those heads; attn_scores, attn_weights (b1 - b0, h1 - h0, T, T);
+  // context_vec (b1 - b0, T, (h1 - h0) * hd); context_vecs only when the shard has every head.
+  // Throws std::invalid_argument for a shard out of range, or a partial one that would draw
+  // dropout (its draws run over every head, in order).
+  Trace trace(const Tensor& x, Generator& gen, TraceKeep keep, Shard shard) const;
 };
 
 }  // namespace ca

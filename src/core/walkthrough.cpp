@@ -392,20 +392,26 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
 }
 
 // §3.6.2: one module; queries, keys and values split into heads by view + transpose.
-void mha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
+MultiHeadAttention make_mha(const Config& c, Generator& gen, int d_in) {
   gen.manual_seed(c.seed_class);
   MultiHeadAttention mha(d_in, c.d_out, c.context_length, c.class_dropout, c.num_heads, c.qkv_bias,
                          gen);
   mha.training = c.train;
   mha.scale = c.scale;
   mha.rng = c.rng;
+  return mha;
+}
+
+void mha_part(Builder& out, const Config& c, Generator& gen, int d_in, Shard shard) {
+  const MultiHeadAttention mha = make_mha(c, gen, d_in);
   out.weights(
       {"mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value"},
       {&mha.W_query, &mha.W_key, &mha.W_value});
   if (out.needs("mha.out_proj.weight")) out.add("mha.out_proj.weight", mha.out_proj.weight);
   if (out.needs("mha.out_proj.bias")) out.add("mha.out_proj.bias", *mha.out_proj.bias);
   static const char* const kHeads[] = {"mha.queries", "mha.keys", "mha.values"};
-  if (!out.needs("mha.attn_scores")) {  // heads split, read by nothing else asked for
+  const bool whole = shard.b0 == 0 && shard.b1 < 0 && shard.h0 == 0 && shard.h1 < 0;
+  if (!out.needs("mha.attn_scores") && whole) {  // heads split, read by nothing else asked for
     const Linear* linears[] = {&mha.W_query, &mha.W_key, &mha.W_value};
     for (int k = 0; k < 3; ++k)
       if (out.needs(kHeads[k]))
@@ -419,14 +425,15 @@ void mha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
   keep.scores = out.keeps("mha.attn_scores");
   keep.weights = out.keeps("mha.attn_weights");
   keep.context = out.needs("mha.context_vec");
-  MultiHeadAttention::Trace t = mha.trace(out.get("batch"), gen, keep);
+  MultiHeadAttention::Trace t = mha.trace(out.get("batch"), gen, keep, shard);
   Tensor* heads[] = {&t.queries, &t.keys, &t.values};
   for (int k = 0; k < 3; ++k)
     if (out.keeps(kHeads[k])) out.add(kHeads[k], std::move(*heads[k]));
   if (keep.scores) out.add("mha.attn_scores", std::move(t.attn_scores));
   if (keep.weights) out.add("mha.attn_weights", std::move(t.attn_weights));
   if (keep.context) out.add("mha.context_vec", std::move(t.context_vec));
-  if (out.needs("mha.context_vecs")) out.add("mha.context_vecs", std::move(t.context_vecs));
+  if (out.needs("mha.context_vecs") && !t.context_vecs.shape.empty())
+    out.add("mha.context_vecs", std::move(t.context_vecs));
 }
 
 // The mha intermediates MultiHeadAttention::trace computes inside its fused pass: held only
@@ -567,10 +574,25 @@ std::string stages_error(const Config& config, const std::vector<std::string>& w
   return "";
 }
 
-Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& wanted) {
+std::string shard_error(const Config& c, Shard s) {
+  if (s.b0 == 0 && s.b1 < 0 && s.h0 == 0 && s.h1 < 0) return "";
+  if (std::string e = mha_error(c); !e.empty()) return e;
+  const int b1 = s.b1 < 0 ? 2 : s.b1, h1 = s.h1 < 0 ? c.num_heads : s.h1;  // the batch: 2
+  if (s.b0 < 0 || s.b0 >= b1 || b1 > 2 || s.h0 < 0 || s.h0 >= h1 || h1 > c.num_heads)
+    return cat({"the shard must be batch elements [b0, b1) of [0, 2) and heads [h0, h1) of [0, ",
+                decimal(c.num_heads), ")"});
+  if (c.train && c.class_dropout != 0.0 && (b1 - s.b0 != 2 || h1 - s.h0 != c.num_heads))
+    return "a shard cannot draw dropout: its draws run over every head, in order";
+  return "";
+}
+
+Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& wanted,
+                            Shard shard) {
   if (const std::string error = validate(config); !error.empty())
     throw std::invalid_argument(error);
   if (const std::string error = stages_error(config, wanted); !error.empty())
+    throw std::invalid_argument(error);
+  if (const std::string error = shard_error(config, shard); !error.empty())
     throw std::invalid_argument(error);
   const Plan plan(wanted);
   Walkthrough w{resolve(config), {}};
@@ -589,7 +611,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (plan.any(Part::Sa)) sa_part(out, c, inputs, gen);
   if (plan.any(Part::Wrapper)) wrapper_part(out, c, inputs, gen);
   // Skipped, like the bias stages without qkv_bias, when the heads do not divide d_out.
-  if (plan.any(Part::Mha) && mha_error(c).empty()) mha_part(out, c, gen, inputs.cols());
+  if (plan.any(Part::Mha) && mha_error(c).empty()) mha_part(out, c, gen, inputs.cols(), shard);
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;
@@ -599,6 +621,18 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
     w.stages = std::move(kept);
   }
   return w;
+}
+
+Stage mha_out_proj(const Config& config, const Tensor& context_rows) {
+  if (const std::string error = validate(config); !error.empty())
+    throw std::invalid_argument(error);
+  if (const std::string error = mha_error(config); !error.empty())
+    throw std::invalid_argument(error);
+  const Config c = resolve(config);
+  Generator gen;
+  const StageInfo* info = find_stage("mha.context_vecs");
+  return Stage{info, StageCode(c).expand(info->code),
+               make_mha(c, gen, c.d_in()).out_proj(context_rows)};
 }
 
 }  // namespace ca

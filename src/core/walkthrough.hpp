@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "nn.hpp"
 #include "stages.hpp"
 #include "tensor.hpp"
 
@@ -38,7 +39,20 @@ bool is_bias_stage(const std::string& id);
 // std::invalid_argument with validate()'s message if invalid, for an unknown id, for a run that
 // needs more than kMaxRunBytes, or for a MultiHeadAttention stage when num_heads does not divide
 // d_out; with every stage asked for, those stages are left out instead (as bias stages are).
-Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {});
+// With a shard, MultiHeadAttention's fused pass computes only the shard's batch elements and
+// heads (MultiHeadAttention::trace), e.g. mha.attn_weights (b1 - b0, h1 - h0, T, T), and
+// mha.context_vecs only when the shard has every head: web/page/pool.js splits exercise 3.3 over
+// Workers this way, then mha_out_proj splits out_proj's rows.
+Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>& stages = {},
+                            Shard shard = {});
+
+// "" when run_walkthrough would accept the shard for this (valid) configuration, else why not.
+std::string shard_error(const Config& config, Shard shard);
+
+// Stage mha.context_vecs for rows of its context_vec alone: out_proj of the configuration's
+// MultiHeadAttention on those rows (n, d_out), the bits of mha.context_vecs' rows. Throws
+// std::invalid_argument as run_walkthrough does.
+Stage mha_out_proj(const Config& config, const Tensor& context_rows);
 
 // A run may hold at most this much (tensors kept to the end plus the largest buffers in use at
 // once): a configuration within every other limit, e.g. T = 1024 with 128 heads, would need

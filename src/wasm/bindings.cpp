@@ -302,15 +302,26 @@ val run(const val& config, const val& options) {
     return fail(
         ca::cat({"the options must be an object (got ", ca::json::describe(opts.kind), ")"}));
   for (const auto& [key, v] : opts.members) {
-    if (key != "stages" && key != "preset")
-      return fail("unknown option " + ca::quoted(key) + " (options: stages, preset)");
+    if (key != "stages" && key != "preset" && key != "shard")
+      return fail("unknown option " + ca::quoted(key) + " (options: stages, preset, shard)");
     if (key == "stages" && v.kind != Value::Kind::Array) {
       return fail(ca::cat({"the option \"stages\" must be an array of stage ids (got ",
                            ca::json::describe(v.kind), ")"}));
     }
   }
   std::vector<std::string> wanted;
+  ca::Shard shard;
   for (const auto& [key, v] : opts.members) {
+    if (key == "shard") {  // [b0, b1, h0, h1]: integers
+      int* const ends[] = {&shard.b0, &shard.b1, &shard.h0, &shard.h1};
+      bool ok = v.kind == Value::Kind::Array && v.items.size() == 4;
+      for (std::size_t i = 0; ok && i < 4; ++i) {
+        const double x = v.items[i].number;
+        ok = v.items[i].kind == Value::Kind::Number && x >= 0 && x <= 1e6 && x == int(x);
+        if (ok) *ends[i] = int(x);
+      }
+      if (!ok) return fail("the option \"shard\" must be [b0, b1, h0, h1], four integers");
+    }
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
       if (p == nullptr) {
@@ -340,6 +351,7 @@ val run(const val& config, const val& options) {
   const ca::ParsedConfig parsed = ca::read_config(doc);
   std::string error = parsed.error;
   if (error.empty()) error = ca::stages_error(parsed.config, wanted);
+  if (error.empty()) error = ca::shard_error(parsed.config, shard);
   if (!error.empty()) {
     result.set("error", error);
     return result;
@@ -349,7 +361,7 @@ val run(const val& config, const val& options) {
     result.set("stages", val::array());
     return result;
   }
-  const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted);
+  const ca::Walkthrough w = ca::run_walkthrough(parsed.config, wanted, shard);
   static StagesToJs& to_js_stage = *new StagesToJs;  // never destroyed: no exit-time code
   val stages = val::array();                         // run_walkthrough kept only the wanted stages
   for (std::size_t i = 0; i < w.stages.size(); ++i) stages.set(i, to_js_stage.stage(w.stages[i]));
@@ -367,6 +379,28 @@ val notebook(const val& config) {
   if (error.empty()) error = parsed.error;
   if (error.empty()) return result.set("text", ca::notebook(parsed.config)), result;
   return result.set("error", error), result;
+}
+
+// Stage mha.context_vecs {id, title, code, shape, data} for rows (n, d_out) of the
+// configuration's mha.context_vec, a Float32Array (ca::mha_out_proj: web/page/runner.js
+// splits out_proj's rows over Workers), or {error}.
+val project(const val& config, const val& rows) {
+  val result = new_object();
+  Value doc;
+  std::string error = read_js(config, doc);
+  const ca::ParsedConfig parsed = error.empty() ? ca::read_config(doc) : ca::ParsedConfig{};
+  if (error.empty()) error = parsed.error;
+  if (error.empty()) error = ca::mha_error(parsed.config);
+  const int d = parsed.config.d_out;
+  const std::size_t n =
+      error.empty() && js().is_view(rows).as<bool>() ? typed().length(rows).as<std::size_t>() : 0;
+  if (error.empty() && (n == 0 || n % d != 0 || n > ca::kMaxTokens * std::size_t(2 * d)))
+    error = "the rows must be a Float32Array of n * d_out values, n <= 2 * T";
+  if (!error.empty()) return result.set("error", error), result;
+  ca::Tensor x({int(n / d), d});
+  typed().set(val(emscripten::typed_memory_view(n, x.data.data())), rows);
+  static StagesToJs& to_js_stage = *new StagesToJs;
+  return result.set("stage", to_js_stage.stage(ca::mha_out_proj(parsed.config, x))), result;
 }
 
 // {bytes, work, multiply_adds} (ca::run_cost: the one cost model) or {error}, without running.
@@ -452,6 +486,7 @@ std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 EMSCRIPTEN_BINDINGS(causal_attention) {
   emscripten::function("run", &run);
   emscripten::function("notebook", &notebook);
+  emscripten::function("project", &project);
   emscripten::function("cost", &cost);
   emscripten::function("stageIds", &stage_ids);
   emscripten::function("stageTable", &stage_table);

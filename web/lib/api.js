@@ -218,6 +218,13 @@ function wrap(m) {
       if (r.error !== undefined) throw new Error(r.error); // an own key: r has no prototype
       return ordinary(r);
     },
+    // Stage mha.context_vecs for n rows of the configuration's mha.context_vec (a Float32Array
+    // of n × d_out): with run's {shard}, how page/runner.js splits exercise 3.3 over Workers.
+    project: function (config, rows) {
+      var r = m.project(plainCopy(config === undefined ? {} : config, m, reader), rows);
+      if (r.error !== undefined) throw new Error(r.error);
+      return ordinary(r.stage);
+    },
     // The configuration as a Jupyter notebook (.ipynb text): every stage a cell that prints it.
     notebook: function (config) {
       var r = m.notebook(plainCopy(config === undefined ? {} : config, m, reader));
