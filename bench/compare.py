@@ -286,6 +286,23 @@ def thread_tables(args, sides):
         print(f"compare: the CLI's output differs between 1 and {n} threads", file=sys.stderr)
 
 
+def chromium_table(args, sides):
+    """Exercise 3.3 in the page in Chromium: 1 Worker against a pool of every core's."""
+    if "wasm" not in sides or (args.rows and "chromium" not in args.rows and "gpt2" not in args.rows):
+        return
+    web = os.path.join(args.build, "web")
+    if not os.path.exists(os.path.join(web, "index.html")) or not os.path.exists("/usr/bin/chromium"):
+        print("\n(The page in Chromium: not measured, no build/web or no /usr/bin/chromium.)")
+        return
+    workers = sorted({1, max(2, args.threads)})
+    r = subprocess.run(["node", os.path.join(HERE, "chromium.js"), "--runs", str(max(args.runs, 3)),
+                        "--workers", ",".join(map(str, workers)), web], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout + r.stderr, file=sys.stderr)
+        sys.exit("compare: chromium.js failed (or the pool's bits differ)")
+    print(r.stdout.rstrip("\n"))
+
+
 def ms(s):
     v = s * 1e3
     return f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.0f}"
@@ -438,6 +455,7 @@ def tables(args, sides):
     if not args.rows or "walkthrough" in args.rows:
         walkthrough(args, sides)
     thread_tables(args, sides)
+    chromium_table(args, sides)
     for side, blas in loaded.items():
         print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -17,15 +17,19 @@ function found(st) {
     info = stageInfo(st.id),
     causal = info && info.causal,
     out = { inf: false, nan: false };
-  for (var k = 0; k < st.data.length; k++) {
-    var x = st.data[k];
-    if (x !== x) out.nan = true;
-    else if (x === Infinity || x === -Infinity) {
-      var i = Math.floor(k / cols) % rows,
-        j = k % cols;
-      if (!(causal && x === -Infinity && j > i)) out.inf = true;
+  // A stage in parts (lib/slices.js's inParts) is read part by part, never joined.
+  (st.parts || [{ at: 0, data: st.data }]).forEach(function (p) {
+    for (var n = 0; n < p.data.length; n++) {
+      var x = p.data[n],
+        k = p.at + n;
+      if (x !== x) out.nan = true;
+      else if (x === Infinity || x === -Infinity) {
+        var i = Math.floor(k / cols) % rows,
+          j = k % cols;
+        if (!(causal && x === -Infinity && j > i)) out.inf = true;
+      }
     }
-  }
+  });
   return out;
 }
 

@@ -12,21 +12,54 @@ export function byId(wt) {
   }
   return wt._by;
 }
+/** A stage in parts [{at, data}] (whole matrices, in order: a pool of Workers' shards,
+ *  page/runner.js): views read the part that holds their matrix, and st.data joins the parts
+ *  only when something reads it whole (a 100 MB copy that tables and heatmaps never need). */
+export function inParts(st, parts) {
+  var whole = null;
+  st.parts = parts;
+  Object.defineProperty(st, 'data', {
+    enumerable: true,
+    get: function () {
+      if (!whole) {
+        var n = parts.reduce(function (a, p) {
+          return a + p.data.length;
+        }, 0);
+        whole = new Float32Array(n);
+        parts.forEach(function (p) {
+          whole.set(p.data, p.at);
+        });
+      }
+      return whole;
+    },
+  });
+  return st;
+}
+// [the array, the index in it] of element k of stage s, in parts or not.
+function locate(s, k) {
+  for (var i = 0; s.parts && i < s.parts.length; i++) {
+    var p = s.parts[i];
+    if (k < p.at + p.data.length) return [p.data, k - p.at];
+  }
+  return [s.data, k];
+}
 /** Element [batch, row, col] of a stage (0-D: the value; 1-D: col only; 2-D: row, col;
  *  3-D and 4-D: `batch` counts the matrices of the leading dims, b·H + h for (B, H, T, X)). */
 export function at(wt, id, batch, row, col) {
   var s = byId(wt)[id],
     shape = s.shape,
-    rank = shape.length;
-  return s.data[
-    rank === 0
-      ? 0
-      : rank === 1
-        ? col
-        : rank === 2
-          ? row * shape[1] + col
-          : (batch * shape[rank - 2] + row) * shape[rank - 1] + col
-  ];
+    rank = shape.length,
+    k = locate(
+      s,
+      rank === 0
+        ? 0
+        : rank === 1
+          ? col
+          : rank === 2
+            ? row * shape[1] + col
+            : (batch * shape[rank - 2] + row) * shape[rank - 1] + col,
+    );
+  return k[0][k[1]];
 }
 export function maxDiff(a, b) {
   for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
@@ -77,14 +110,16 @@ export function matrix(st, wt, batch) {
     cfg = wt.config;
   var rows = rank < 2 ? 1 : shape[rank - 2],
     cols = rank ? shape[rank - 1] : 1,
-    offset = rank > 2 ? (batch || 0) * rows * cols : 0;
+    from = locate(st, rank > 2 ? (batch || 0) * rows * cols : 0),
+    data = from[0],
+    offset = from[1];
   return {
     rows: rows,
     cols: cols,
     corner: corner(info),
     rowNamed: !info.rows, // a vector's one row: named as the book's variable (attn_weights_2)
     value: function (i, j) {
-      return st.data[offset + i * cols + j];
+      return data[offset + i * cols + j];
     },
     // No row axis (a vector, a scalar): the row is named as the variable its code line
     // assigns (attn_scores_2, from "    attn_scores_2[i] = ..."), else after the stage.

@@ -20,20 +20,31 @@ export function runHere(api, config, options) {
   return { result: result, ms: performance.now() - t0, memory: api.memoryBytes() };
 }
 
-/** The Worker's side: runs each request and transfers the stages' buffers back. */
+// Stage mha.context_vecs for rows of mha.context_vec (a pool's last step, page/runner.js).
+function projectHere(api, config, rows) {
+  try {
+    return { stage: api.project(config, rows), memory: api.memoryBytes() };
+  } catch (e) {
+    return { error: e.message };
+  }
+}
+
+/** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
+ *  transfers the stages' buffers back. */
 export function serve() {
   globalThis.onmessage = function (e) {
     var msg = e.data;
     load().then(function (api) {
-      var out = runHere(api, msg.config, msg.options);
+      var out = msg.project
+          ? projectHere(api, msg.config, msg.project)
+          : runHere(api, msg.config, msg.options),
+        stages = out.result ? out.result.stages : out.stage ? [out.stage] : [];
       out.id = msg.id;
       globalThis.postMessage(
         out,
-        out.result
-          ? out.result.stages.map(function (s) {
-              return s.data.buffer;
-            })
-          : [],
+        stages.map(function (s) {
+          return s.data.buffer;
+        }),
       );
     });
   };

@@ -109,7 +109,11 @@ function progress(out) {
       'Computed in ' +
       Math.round(out.ms) +
       ' ms ' +
-      (out.where === 'worker' ? 'in a Worker' : 'on the main thread') +
+      (out.where === 'main'
+        ? 'on the main thread'
+        : out.workers > 1
+          ? 'in ' + out.workers + ' Workers'
+          : 'in a Worker') +
       '; WebAssembly memory ' +
       Math.round(out.memory / 1048576) +
       ' MB.';

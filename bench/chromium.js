@@ -1,0 +1,111 @@
+// Exercise 3.3 in the page (index.html#preset=gpt2) in headless Chromium, on 1 Worker and on
+// pools of N (web/page/runner.js; navigator.hardwareConcurrency is set before the page runs):
+// the time from the request to the result received (progress line running -> done), the time
+// the progress line shows, the longest main-thread task meanwhile (Long Tasks API), and the
+// shown stages' hashes, which must be equal on every pool size. Prints a Markdown table;
+// bench/compare.sh puts it in docs/performance-tables.md. Runs alternate between pool sizes so
+// that a load change on a shared machine hits each alike.
+//   node bench/chromium.js [--runs 3] [--workers 1,2,4] [WEB_DIR]
+'use strict';
+const { launch, serve, web } = require('../tests/js/browser');
+
+const args = process.argv.slice(2),
+  opt = (name, d) => (args.includes(name) ? args[args.indexOf(name) + 1] : d),
+  runs = +opt('--runs', 3),
+  sizes = opt('--workers', '1,2,4').split(',').map(Number),
+  dir = args.find((a, k) => !a.startsWith('--') && !/^--/.test(args[k - 1] || '')) || web;
+
+// Before the page's scripts: the pool's size, and when the progress line runs and is done.
+function observe(cores) {
+  Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => cores });
+  const t = (window.__bench = { long: [] });
+  new PerformanceObserver((l) =>
+    l.getEntries().forEach((e) => t.long.push([e.startTime, e.duration])),
+  ).observe({ type: 'longtask', buffered: true });
+  new MutationObserver(() => {
+    const p = document.getElementById('progress');
+    if (p && p.dataset.state === 'running' && !t.running) t.running = performance.now();
+    if (p && p.dataset.state === 'done' && !t.done) t.done = performance.now();
+  }).observe(document, { subtree: true, attributes: true, childList: true });
+}
+
+async function once(context, url, cores, hashes) {
+  const page = await context.newPage();
+  await page.addInitScript(observe, cores);
+  await page.goto(url + 'index.html#preset=gpt2');
+  await page.waitForSelector('#progress[data-state="done"]', { timeout: 600000 });
+  await page.waitForTimeout(300); // long tasks are reported after they end
+  const r = await page.evaluate(async (hash) => {
+    const t = window.__bench,
+      during = t.long.filter(([s, d]) => s + d > t.running && s < t.done).map(([, d]) => d),
+      out = { wall: t.done - t.running, longest: Math.max(0, ...during) };
+    out.line = document.getElementById('progress').textContent;
+    if (hash) {
+      const hex = (b) =>
+        Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+      out.hashes = {};
+      for (const s of CausalAttention.__modules['page/store.js'].get().result.stages)
+        out.hashes[s.id] = hex(await crypto.subtle.digest('SHA-256', s.data)).slice(0, 12);
+    }
+    return out;
+  }, hashes);
+  await page.close();
+  return r;
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const cell = (a) =>
+  `${Math.round(median(a))} (${Math.round(Math.min(...a))}-${Math.round(Math.max(...a))})`;
+
+(async () => {
+  const browser = await launch(),
+    server = await serve(dir);
+  const got = {};
+  try {
+    for (let k = 0; k < runs; k++)
+      for (const n of sizes) {
+        const r = await once(browser.context, server.url, n, k === 0);
+        const g = (got[n] = got[n] || { wall: [], shown: [], longest: [], line: r.line });
+        g.wall.push(r.wall);
+        g.shown.push(+/in (\d+) ms/.exec(r.line)[1]);
+        g.longest.push(r.longest);
+        if (r.hashes) g.hashes = r.hashes;
+      }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  const base = median(got[sizes[0]].wall);
+  console.log(
+    `\nExercise 3.3 in the page (\`index.html#preset=gpt2\`: MultiHeadAttention(768, 768, 1024, 0.0, ` +
+      `num_heads=12) on (2, 1024, 768), WASM in headless Chromium), pools of Workers ` +
+      `(navigator.hardwareConcurrency set; page/runner.js); median ms (min-max) of ${runs} runs. ` +
+      'Request to result: the progress line running to done (Workers started, computed, ' +
+      'transferred, assembled); shown: the time the progress line gives; main thread: its ' +
+      'longest task meanwhile.\n',
+  );
+  console.log(
+    `| cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''} | shown | main thread's longest task | stages' sha256 |`,
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  const ref = JSON.stringify(got[sizes[0]].hashes);
+  let same = true;
+  for (const n of sizes) {
+    const g = got[n],
+      eq = JSON.stringify(g.hashes) === ref;
+    same = same && eq;
+    console.log(
+      `| ${n} | ${g.line.replace(/^Computed in \d+ ms /, '').replace(/;.*/, '')} | ${cell(g.wall)} | ` +
+        `${(median(g.wall) / base).toFixed(2)}x | ${cell(g.shown)} | ${cell(g.longest)} | ` +
+        `${eq ? 'equal' : 'DIFFER'} |`,
+    );
+  }
+  console.log(
+    `\nThe 7 stages' sha256 (first 12 hex digits) on ${sizes[0]} core: ` +
+      Object.entries(got[sizes[0]].hashes)
+        .map(([id, h]) => `${id} ${h}`)
+        .join(', ') +
+      (same ? '; equal on every pool size.' : '; they DIFFER between pool sizes.'),
+  );
+  if (!same) process.exitCode = 1;
+})();

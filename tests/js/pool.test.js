@@ -1,0 +1,106 @@
+// Exercise 3.3 over every core (issue 21): the page splits MultiHeadAttention over a pool of
+// Workers (web/page/runner.js) by api.run's {shard} and api.project; every stage it shows has the
+// single-thread core's bits (the module in Node) whatever the pool's size. Times are printed by
+// the benchmark (bench/compare.sh), never asserted here.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('crypto');
+const { loadApi } = require('./support');
+const { browserSuite, watchedPage } = require('./browser');
+
+const suite = browserSuite();
+const sha = (f) =>
+  crypto
+    .createHash('sha256')
+    .update(Buffer.from(f.buffer, f.byteOffset, f.byteLength))
+    .digest('hex');
+const slice = (f, ranges) =>
+  Float32Array.from(ranges.flatMap(([a, b]) => Array.from(f.subarray(a, b))));
+
+test("a shard's stages and out_proj's rows are slices of the whole run, bit for bit", async () => {
+  const api = await loadApi();
+  const config = { inputs: { randn: [37, 20], seed: 5 }, d_out: 35, num_heads: 5, qkv_bias: true };
+  const ids = ['mha.attn_weights', 'mha.context_vec', 'mha.context_vecs'];
+  const whole = Object.fromEntries(api.run(config, { stages: ids }).stages.map((s) => [s.id, s]));
+  const T = 37,
+    H = 5,
+    hd = 7,
+    D = 35;
+  const part = api.run(config, { stages: ids, shard: [1, 2, 1, 4] }).stages;
+  assert.deepEqual(
+    part.map((s) => [s.id, s.shape]),
+    [
+      ['mha.attn_weights', [1, 3, T, T]],
+      ['mha.context_vec', [1, T, 3 * hd]],
+    ],
+    'context_vecs needs every head',
+  );
+  const TT = T * T;
+  assert.equal(
+    sha(part[0].data),
+    sha(whole['mha.attn_weights'].data.subarray((H + 1) * TT, (H + 4) * TT)),
+  );
+  const cols = [];
+  for (let t = 0; t < T; t++) cols.push([(T + t) * D + hd, (T + t) * D + 4 * hd]);
+  assert.equal(sha(part[1].data), sha(slice(whole['mha.context_vec'].data, cols)));
+  const every = api.run(config, { stages: ids, shard: [0, 1, 0, 5] }).stages;
+  assert.equal(sha(every[2].data), sha(whole['mha.context_vecs'].data.subarray(0, T * D)));
+  // out_proj on rows 3..41 of context_vec (across the batch elements): those of context_vecs
+  const rows = whole['mha.context_vec'].data.slice(3 * D, 42 * D);
+  const p = api.project(config, rows);
+  assert.deepEqual(
+    [p.id, p.shape, p.code],
+    ['mha.context_vecs', [39, D], whole['mha.context_vecs'].code],
+  );
+  assert.equal(sha(p.data), sha(whole['mha.context_vecs'].data.subarray(3 * D, 42 * D)));
+  // refusals: the core's messages
+  assert.throws(
+    () => api.run(config, { stages: ids, shard: [0, 1, 0, 6] }),
+    /^Error: the shard must be batch elements \[b0, b1\) of \[0, 2\) and heads \[h0, h1\) of \[0, 5\)$/,
+  );
+  assert.throws(
+    () => api.run({ ...config, class_dropout: 0.1 }, { stages: ids, shard: [0, 1, 0, 5] }),
+    /a shard cannot draw dropout/,
+  );
+  assert.throws(() => api.run(config, { shard: [0, 1, 0] }), /"shard" must be \[b0, b1, h0, h1\]/);
+  assert.throws(() => api.project(config, new Float32Array(34)), /n \* d_out values/);
+  assert.throws(() => api.project(config, [1, 2]), /must be a Float32Array/);
+});
+
+test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", async () => {
+  const api = await loadApi();
+  // What the page asks for (web/page/compute.js): the preset's stages and every head's weights.
+  const ids = [...api.presets.gpt2.stages, 'mha.attn_weights'];
+  const want = {};
+  for (const s of api.run({}, { preset: 'gpt2', stages: ids }).stages)
+    want[s.id] = [s.shape.join(), sha(s.data)];
+  assert.equal(Object.keys(want).length, 7);
+  for (const [cores, line] of [
+    [1, 'in a Worker'],
+    [2, 'in 2 Workers'], // a batch element each, out_proj included
+    [3, 'in 2 Workers'],
+    [4, 'in 4 Workers'], // 6 heads each, then out_proj's rows in 4 blocks
+  ]) {
+    const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+    await page.addInitScript((n) => {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
+    }, cores);
+    await page.goto(suite.server.url + 'index.html#preset=gpt2');
+    await page.waitForSelector('#progress[data-state="done"]', { timeout: 300000 });
+    const text = await page.locator('#progress').textContent();
+    console.log(`${cores} cores: ${text}`);
+    assert.match(text, new RegExp(`^Computed in \\d+ ms ${line}; WebAssembly memory \\d+ MB\\.$`));
+    const got = await page.evaluate(async () => {
+      const hex = (b) =>
+        Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
+      const out = {};
+      for (const s of CausalAttention.__modules['page/store.js'].get().result.stages)
+        out[s.id] = [s.shape.join(), hex(await crypto.subtle.digest('SHA-256', s.data))];
+      return out;
+    });
+    assert.deepEqual(got, want, `${cores} cores`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
