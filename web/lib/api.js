@@ -224,10 +224,13 @@ function wrap(m) {
       if (r.error !== undefined) throw new Error(r.error);
       return r.text;
     },
-    // What run(config) costs, without running it (the core's one cost model, ca::run_cost):
-    // {bytes: its peak, work: its time in ~5.2 ns units, multiply_adds}.
-    cost: function (config) {
-      var r = m.cost(plainCopy(config === undefined ? {} : config, m, reader));
+    // What run(config, options) costs, without running it (the core's one cost model,
+    // ca::run_cost): {bytes: its peak, work: its time in ~5.2 ns units, multiply_adds}.
+    cost: function (config, options) {
+      var r = m.cost(
+        plainCopy(config === undefined ? {} : config, m, reader),
+        plainCopy(options === undefined ? {} : options, m, reader),
+      );
       if (r.error !== undefined) throw new Error(r.error);
       return ordinary(r);
     },
