@@ -55,8 +55,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // run_cost by part and api.cost's options (issue 18): wasm 164,047 -> 165,141 (+1,094), the
 // module's gzip 96,429 -> 96,866 (the page's app.js now registers what the later bundles read
 // first, causal-attention.js a little less: -118).
-const MODULE_GZIP_CEILING = 96900,
-  WASM_CEILING = 165200;
+// Issue 21 (the browser's Worker pool): api.run's {shard}, api.project and MultiHeadAttention's
+// shard of heads: wasm 165,141 -> 168,543 (+3,402); the module's gzip 96,866 -> 98,514 (+1,648,
+// with lib/slices.js's stages in parts and the Worker's project step).
+const MODULE_GZIP_CEILING = 98600,
+  WASM_CEILING = 168600;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));

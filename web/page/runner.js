@@ -5,38 +5,19 @@
 // blocks (api.project). Every output is the same in-order sum as in one run, so the bits do not
 // depend on the pool's size. Other heavy runs go to the first Worker. Where no Worker can start
 // (file://, a CSP without it), the same runs on the main thread after a frame, so that a
-// progress indication can paint first.
+// progress indication can paint first. The pool's steps (page/pool.js) come with app-later.js:
+// none of it is needed before the first table.
 import { load } from '../lib/api.js';
-import { inParts } from '../lib/slices.js';
 import { runHere, scriptUrl } from '../lib/worker.js';
+import { pageLater } from './later-load.js';
 
 var MAX_POOL = 8,
-  B = 2, // the batch: torch.stack((inputs, inputs))
   POOLED = /^mha\.(W_\w+|b_\w+|out_proj\.\w+|attn_weights|context_vecs?)$/, // what shards compute
-  PARAMETER = /^mha\.(W_|b_|out_proj)/,
   DIED = {}; // a Worker failed: the run goes to the main thread
 
 /** How many Workers a pool has: the reader's cores, at most 8. */
 export function poolSize() {
   return Math.max(1, Math.min(MAX_POOL, navigator.hardwareConcurrency || 1));
-}
-
-/** The shards [b0, b1, h0, h1] for n Workers: the batch, then each batch element's H heads in
- *  floor(n / B) groups. */
-export function shards(n, H) {
-  var out = [],
-    g = Math.min(H, Math.floor(n / B));
-  if (g < 1) return [[0, B, 0, H]];
-  for (var b = 0; b < B; b++)
-    for (var k = 0; k < g; k++)
-      out.push([b, b + 1, Math.floor((k * H) / g), Math.floor(((k + 1) * H) / g)]);
-  return out;
-}
-
-function stageOf(out, id) {
-  return out.result.stages.filter(function (s) {
-    return s.id === id;
-  })[0];
 }
 
 export function runner() {
@@ -114,80 +95,7 @@ export function runner() {
       return null; // the one Worker reports it
     }
     if ((c.train && c.class_dropout !== 0) || c.d_out % c.num_heads) return null;
-    return { c: c, ids: ids, shards: shards(poolSize(), c.num_heads), order: api.stageIds };
-  }
-  function pooled(config, p) {
-    var t0 = performance.now(),
-      want = {},
-      H = p.c.num_heads,
-      every = p.shards[0][3] - p.shards[0][2] === H, // each shard has every head: no out_proj step
-      memory = [];
-    p.ids.forEach(function (id) {
-      want[id] = true;
-    });
-    var runs = p.shards.map(function (sh, i) {
-      var ids = i ? [] : p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
-      if (want['mha.attn_weights']) ids.push('mha.attn_weights');
-      if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
-        ids.push('mha.context_vec');
-      if (want['mha.context_vecs'] && every) ids.push('mha.context_vecs');
-      return post(i, { config: config, options: { stages: ids, shard: sh } });
-    });
-    return Promise.all(runs).then(function (outs) {
-      var by = {};
-      outs.forEach(function (o, i) {
-        memory[i] = o.memory;
-      });
-      outs[0].result.stages.forEach(function (s) {
-        if (PARAMETER.test(s.id)) by[s.id] = s;
-      });
-      ['mha.attn_weights', 'mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
-        if (stageOf(outs[0], id)) by[id] = gather(outs, p.shards, id, H);
-      });
-      var done = Promise.resolve();
-      if (want['mha.context_vecs'] && !every)
-        done = project(config, by['mha.context_vec'], outs.length, memory).then(function (s) {
-          by['mha.context_vecs'] = s;
-        });
-      return done.then(function () {
-        var stages = p.order
-          .filter(function (id) {
-            return want[id] && by[id];
-          })
-          .map(function (id) {
-            return by[id];
-          });
-        return {
-          result: { config: outs[0].result.config, stages: stages },
-          ms: performance.now() - t0,
-          memory: memory.reduce(function (a, b) {
-            return a + b;
-          }, 0),
-          where: 'worker',
-          workers: outs.length,
-        };
-      });
-    });
-  }
-  // mha.context_vecs from n blocks of context_vec's rows, each projected by a Worker.
-  function project(config, cv, n, memory) {
-    var D = cv.shape[2],
-      rows = cv.shape[0] * cv.shape[1],
-      block = Math.ceil(rows / n / 4) * 4, // whole 4-row tiles of the kernels
-      blocks = [];
-    for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
-      var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D);
-      blocks.push(post(i, { config: config, project: part }, [part.buffer]));
-    }
-    return Promise.all(blocks).then(function (outs) {
-      var data = new Float32Array(rows * D);
-      outs.forEach(function (o, i) {
-        data.set(o.stage.data, i * block * D);
-        memory[i] = Math.max(memory[i] || 0, o.memory);
-      });
-      var s = outs[0].stage;
-      return { id: s.id, title: s.title, code: s.code, shape: cv.shape.slice(), data: data };
-    });
+    return { c: c, ids: ids, n: poolSize(), order: api.stageIds, t0: performance.now() };
   }
   return {
     run: function (config, options) {
@@ -195,8 +103,10 @@ export function runner() {
       return load()
         .then(function (api) {
           var p = plan(api, config, options);
-          if (p) return pooled(config, p);
-          return post(0, { config: config, options: options });
+          if (!p) return post(0, { config: config, options: options });
+          return pageLater().then(function (m) {
+            return m.pool.pooled(post, config, p);
+          });
         })
         .catch(function (e) {
           if (e === DIED) return onMain(config, options);
@@ -208,43 +118,4 @@ export function runner() {
       return broken ? 'main' : 'worker';
     },
   };
-}
-
-// The whole stage from the shards' parts: (B, H, T, T) weights in parts (each shard's heads of
-// a batch element are contiguous in it: lib/slices.js reads them in place), or (B, T, D) context
-// rows copied together.
-function gather(outs, list, id, H) {
-  var first = stageOf(outs[0], id),
-    heads = first.shape.length === 4,
-    T = first.shape[heads ? 2 : 1],
-    D = heads ? 0 : (first.shape[2] * H) / (list[0][3] - list[0][2]),
-    out = { id: id, title: first.title, code: first.code, shape: heads ? [B, H, T, T] : [B, T, D] },
-    parts = [],
-    data = heads ? null : new Float32Array(B * T * D);
-  outs.forEach(function (o, k) {
-    var s = stageOf(o, id),
-      sh = list[k],
-      n = sh[3] - sh[2],
-      w = s.shape[2]; // context: the shard's columns (heads h0..h1, or every column)
-    for (var b = sh[0]; b < sh[1]; b++) {
-      if (heads)
-        parts.push({
-          at: (b * H + sh[2]) * T * T,
-          data: s.data.subarray((b - sh[0]) * n * T * T, (b - sh[0] + 1) * n * T * T),
-        });
-      else
-        for (var t = 0; t < T; t++)
-          data.set(
-            s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
-            (b * T + t) * D + (w === D ? 0 : (sh[2] * D) / H),
-          );
-    }
-  });
-  if (!heads) return ((out.data = data), out);
-  return inParts(
-    out,
-    parts.sort(function (a, b) {
-      return a.at - b.at;
-    }),
-  );
 }
