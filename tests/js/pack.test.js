@@ -52,8 +52,10 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 21 (threads): stage-level computation (walkthrough.cpp's plan and stage shapes, +4.3 KB
 // raw code) and the parallel loops (nn.cpp +0.5 KB, attention.cpp -0.2 KB, parallel.cpp +0.1 KB):
 // +7,588 wasm bytes measured (148,766 -> 156,354 on main 7b1997c), about +2,500 gzip.
-const MODULE_GZIP_CEILING = 96800,
-  WASM_CEILING = 164300;
+// Issue 23's KV cache section (8 stages, kv_cache.cpp, their rows and code lines): measured
+// wasm 164,047 -> 172,610, module gzip 96,429 -> 99,515 on main's build and this one.
+const MODULE_GZIP_CEILING = 99900,
+  WASM_CEILING = 172900;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));
