@@ -760,3 +760,28 @@ pageTest(
     }
   },
 );
+
+pageTest('the KV cache step slider lights step t and fades the steps after it', async (open) => {
+  const page = await open(suite.server.url + '#stage=kv.attn_weights');
+  const input = page.locator('.kv-steps input');
+  await page.waitForSelector('[data-stage="kv.cache_k"] tbody tr');
+  assert.equal(await input.getAttribute('max'), '5'); // one step per token
+  assert.equal(await input.inputValue(), '5'); // the whole sequence generated: nothing faded
+  const opacity = (id, row) =>
+    page.$eval(
+      `[data-stage="${id}"] tbody tr:nth-child(${row + 1}) td`,
+      (td) => getComputedStyle(td).opacity,
+    );
+  assert.equal(await opacity('kv.attn_weights', 5), '1');
+  await input.fill('2');
+  assert.match(await page.textContent('.kv-steps output'), /^step 2: the cache holds tokens 0…2$/);
+  // Step 2's row of weights and the cache's first three rows are lit; later ones fade.
+  for (const id of ['kv.attn_weights', 'kv.cache_k', 'kv.context_vecs']) {
+    assert.equal(await opacity(id, 2), '1', id);
+    assert.equal(await opacity(id, 3), '0.3', id);
+  }
+  // Other sections are untouched.
+  assert.equal(await opacity('mha.attn_weights', 3), '1');
+  await input.fill('5');
+  assert.equal(await opacity('kv.attn_weights', 5), '1');
+});
