@@ -1,7 +1,8 @@
 // Beyond the chapter: generating with a KV cache (the book's ch04/03_kv-cache). Every kv.*
 // stage is (batch, head, step, ...) or (batch, step, ...): row t is what step t computed, the
 // cells after it (hatched) did not exist yet at that step.
-import { byId } from '../slices.js';
+import { fmt } from '../format.js';
+import { at, byId } from '../slices.js';
 
 export var sections = ['kv'];
 
@@ -56,9 +57,24 @@ function costLines(x, t) {
   );
 }
 
-// The same cell of the full pass, when the run has it.
+// The same cell of the full pass, when the run has it: [b, h, r, c] of a 4-D stage (sb is
+// b·H + h, as slices count), [b, r, c] of a 3-D one.
 function versus(x, other, sb, r, c) {
-  if (byId(x.wt)[other]) x.lines.push('The full pass: ' + x.same(other, sb, r, c));
+  var st = byId(x.wt)[other];
+  if (!st) return;
+  var w = at(x.wt, other, sb, r, c),
+    idx = st.shape.length === 4 ? [(sb - (sb % x.H)) / x.H, sb % x.H, r, c] : [sb, r, c];
+  x.lines.push(
+    'The full pass: ' +
+      other +
+      '[' +
+      idx.join(', ') +
+      '] = ' +
+      fmt(w) +
+      (Object.is(w, x.v)
+        ? ': equal bit for bit.'
+        : ': differs by ' + Math.abs(w - x.v).toExponential(2) + '.'),
+  );
 }
 
 // Why a weight (and the output after it) may differ in the last bit: softmax's sum.
