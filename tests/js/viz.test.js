@@ -297,6 +297,11 @@ for (const scheme of ['light', 'dark']) {
           for (let n = 0; n < part.length; n++)
             if (n % C > Math.floor(n / C))
               assert.equal(k.cells[n], k.masked, `${k.id}[${n}]: masked`);
+        // A stage of one value (kv.mask: all 0, nothing to hide) has one colour at both ends.
+        if (lo === hi) {
+          assert.equal(k.lo, k.hi, k.id);
+          continue;
+        }
         assert.notEqual(k.lo, k.hi, k.id);
         // What the key says ("faint = small"): the larger end is further from the page's lightness.
         if (seq || lo >= 0) {
