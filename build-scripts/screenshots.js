@@ -74,6 +74,18 @@ const VIEWS = [
   { name: 'lecture-weights', hash: '#stage=attn_weights_causal&lecture' },
   { name: 'lecture-heads', hash: '#stage=mha.attn_weights&lecture' },
   { name: 'lecture-context', hash: '#stage=mha.context_vecs&lecture' },
+  // Issue 23's KV cache: its section at the last step, at step 2 (the slider), and a slide.
+  { name: 'kv', hash: '#stage=kv.cache_k' },
+  {
+    name: 'kv-step2',
+    hash: '#stage=kv.attn_weights',
+    before: (page) =>
+      page.$eval('.kv-steps input', (i) => {
+        i.value = 2;
+        i.dispatchEvent(new Event('input'));
+      }),
+  },
+  { name: 'lecture-kv', hash: '#stage=kv.attn_weights&lecture' },
 ];
 function views() {
   return VIEWS.flatMap((v) =>

@@ -98,7 +98,7 @@ export interface Walkthrough {
 export type StageKind = 'values' | 'weights' | 'scores' | 'probabilities' | 'mask';
 
 /** The part of the program that computes a stage: asking for a stage runs its part only. */
-export type Part = 'inputs' | 'simple' | 'v1' | 'sa' | 'wrapper' | 'mha';
+export type Part = 'inputs' | 'simple' | 'v1' | 'sa' | 'wrapper' | 'mha' | 'kv';
 
 /** A stage that another reads: element [i, j] reads its row (`axis` 'row') or column ('col')
  *  number i or j (`index`); both '' when it is read whole (or in a way no row or column says:
@@ -224,7 +224,9 @@ export type StageId =
   | 'mhaw.context_vecs'
   | 'mha.W_query' | 'mha.W_key' | 'mha.W_value' | 'mha.b_query' | 'mha.b_key' | 'mha.b_value'
   | 'mha.out_proj.weight' | 'mha.out_proj.bias' | 'mha.queries' | 'mha.keys' | 'mha.values'
-  | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs';
+  | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs'
+  | 'kv.queries' | 'kv.cache_k' | 'kv.cache_v' | 'kv.mask' | 'kv.attn_scores' | 'kv.attn_weights'
+  | 'kv.context_vec' | 'kv.context_vecs';
 
 export interface RunOptions {
   /** Compute only what these stages need and return only them (walkthrough order; [] returns

@@ -155,7 +155,7 @@ std::string notebook(const Config& config) {
       "," + cell(true, code.expand(classes().c_str()));
   const char* section = "";
   for (const StageInfo& s : stage_table()) {
-    if ((s.bias && !c.qkv_bias) || (s.part == Part::Mha && !mha)) continue;
+    if ((s.bias && !c.qkv_bias) || (needs_mha(s.part) && !mha)) continue;
     if (std::string_view(section) != s.section) {
       section = s.section;
       for (const SectionInfo& sec : section_table()) {

@@ -314,6 +314,69 @@ const std::vector<StageInfo> kStages = {
      "Context vectors of MultiHeadAttention",
      "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
      false, "out_proj mixes the heads' columns: the module's output."},
+    // Beyond the chapter: rasbt/LLMs-from-scratch ch04/03_kv-cache (kv_cache.hpp). The batch
+    // fed one token per step, every step's rows stacked: "step" rows are step t's new row.
+    {"kv.queries", "kv", P::Kv, "batch mha.W_query mha.b_query", "Each step's new query",
+     "torch.manual_seed({seed_class}); kv = MultiHeadAttention({d_in}, {d_out}, "
+     "{context_length}, 0.0, num_heads={num_heads}{ca_bias}).eval()  # generating: no dropout\n"
+     "steps = [batch[:, t:t + 1] for t in range({T})]  # step t feeds token t alone\n"
+     "q_new = [kv.W_query(x).view(2, 1, {num_heads}, {head_dim}).transpose(1, 2) for x in steps]\n"
+     "kv_queries = torch.cat(q_new, dim=2)  # row t: step t's query",
+     "step", "hd", K::Values, false, "", false,
+     "Step t projects token t alone. A query is used at its own step only: never cached."},
+    {"kv.cache_k", "kv", P::Kv, "batch mha.W_key mha.b_key", "The cache of keys",
+     "cache_k, k_steps = None, []\n"
+     "for x in steps:  # torch.cat appends the new token's key: tokens 0..t after step t\n"
+     "    keys_new = kv.W_key(x).view(2, 1, {num_heads}, {head_dim})\n"
+     "    cache_k = keys_new if cache_k is None else torch.cat([cache_k, keys_new], dim=1)\n"
+     "    k_steps.append(cache_k.transpose(1, 2))\n"
+     "cache_k = k_steps[-1]  # after the last step",
+     "tok", "hd", K::Values, false, "", false,
+     "Step t appends token t's key: the cache then holds tokens 0 to t, none computed twice."},
+    {"kv.cache_v", "kv", P::Kv, "batch mha.W_value mha.b_value", "The cache of values",
+     "cache_v, v_steps = None, []\n"
+     "for x in steps:\n"
+     "    values_new = kv.W_value(x).view(2, 1, {num_heads}, {head_dim})\n"
+     "    cache_v = values_new if cache_v is None else torch.cat([cache_v, values_new], dim=1)\n"
+     "    v_steps.append(cache_v.transpose(1, 2))\n"
+     "cache_v = v_steps[-1]  # after the last step",
+     "tok", "hd", K::Values, false, "", false,
+     "The values grow the same way: 2 · tokens · d_out numbers a sequence, with the keys."},
+    {"kv.mask", "kv", P::Kv, "", "The mask's row at each step",
+     "mask_rows = [kv.mask.bool()[t:t + 1, :t + 1] for t in range({T})]  # step t's slice\n"
+     "kv_mask = torch.cat([torch.nn.functional.pad(m, (0, {T} - 1 - t)) "
+     "for t, m in enumerate(mask_rows)])",
+     "step", "tok", K::Mask, true, "", false,
+     "Row t of the causal mask up to the newest key: all 0. The new token is the last one, "
+     "there is no future to hide."},
+    {"kv.attn_scores", "kv", P::Kv, "kv.queries kv.cache_k kv.mask",
+     "The new row of scores at each step",
+     "s_steps = [q @ keys.transpose(2, 3) for q, keys in zip(q_new, k_steps)]  # (2, H, 1, t + 1)\n"
+     "for s, m in zip(s_steps, mask_rows): s.masked_fill_(m, -torch.inf)  # fills nothing\n"
+     "kv_attn_scores = torch.cat([torch.nn.functional.pad(s, (0, {T} - 1 - t), "
+     "value=-torch.inf) for t, s in enumerate(s_steps)], dim=2)",
+     "step", "tok", K::Scores, true, "", false,
+     "One query against the t + 1 cached keys. Padded with −∞ where no key existed yet, the "
+     "rows equal mha.attn_scores."},
+    {"kv.attn_weights", "kv", P::Kv, "kv.attn_scores", "The new row of weights at each step",
+     "w_steps = [torch.softmax(s{scaled}, dim=-1) for s, keys in zip(s_steps, k_steps)]\n"
+     "kv_attn_weights = torch.cat([torch.nn.functional.pad(w, (0, {T} - 1 - t)) "
+     "for t, w in enumerate(w_steps)], dim=2)",
+     "step", "tok", K::Probabilities, true, "", false,
+     "A softmax over t + 1 scores. From T = 8 on, ATen sums rows of 3 to 7 in order, mha's "
+     "padded rows in 8 lanes: steps 2 to 6 may differ in the last bit."},
+    {"kv.context_vec", "kv", P::Kv, "kv.attn_weights kv.cache_v",
+     "The new context row at each step, heads side by side",
+     "c_steps = [(w @ v).transpose(1, 2).contiguous().view(2, 1, {d_out}) "
+     "for w, v in zip(w_steps, v_steps)]\n"
+     "kv_context_vec = torch.cat(c_steps, dim=1)",
+     "step", "out", K::Values, false, "", false,
+     "The weights mix the t + 1 cached values: one row of d_out per step."},
+    {"kv.context_vecs", "kv", P::Kv, "kv.context_vec mha.out_proj.weight mha.out_proj.bias",
+     "Every step's output, stacked",
+     "kv_context_vecs = torch.cat([kv.out_proj(c) for c in c_steps], dim=1)  # vs mha(batch)",
+     "step", "out", K::Values, false, "", false,
+     "out_proj of each step's row: mha(batch)'s row t, without recomputing tokens 0 to t − 1."},
 };
 
 // The book's section numbers and titles; each intro in our words.
@@ -346,6 +409,11 @@ const std::vector<SectionInfo> kSections = {
     {"mha", "3.6.2", "Implementing multi-head attention with weight splits",
      "One wide projection split into heads by view and transpose: the heads run as one batched "
      "product, then out_proj mixes them."},
+    {"kv", "ch04/03", "Generating with a KV cache",
+     "Beyond the chapter (the book's ch04/03_kv-cache): a model generates one token at a time. "
+     "With a cache, each step computes the new token's query, key and value only, keeps every "
+     "key and value, and computes one new row of attention: the rows of the full causal pass, "
+     "without recomputing the earlier ones. Eval mode: no dropout."},
 };
 
 }  // namespace
@@ -377,7 +445,8 @@ const char* to_string(StageKind kind) {
 }
 
 const char* to_string(Part part) {
-  static const char* const kNames[kParts] = {"inputs", "simple", "v1", "sa", "wrapper", "mha"};
+  static const char* const kNames[kParts] = {"inputs",  "simple", "v1", "sa",
+                                             "wrapper", "mha",    "kv"};
   return kNames[static_cast<int>(part)];
 }
 

@@ -23,12 +23,15 @@ enum class StageKind {
 
 // The parts of the program that run on demand (walkthrough.cpp), each from the inputs alone:
 // asking for a stage runs its part only. Inputs, the part of that one stage, always runs.
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha };
-constexpr int kParts = 6;
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Kv };
+constexpr int kParts = 7;
+// Whether the part builds a MultiHeadAttention (skipped when num_heads does not divide d_out).
+constexpr bool needs_mha(Part p) { return p == Part::Mha || p == Part::Kv; }
 
-// Axis labels: "tok" token labels, "in"/"out"/"dim" feature indices, "sum" one column of sums,
-// "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D
-// stages are (batch, rows, cols), 4-D ones (batch, head, rows, cols).
+// Axis labels: "tok" token labels, "step" a generation step (row t: step t's new row),
+// "in"/"out"/"dim" feature indices, "sum" one column of sums, "bias" the single row of a bias, "" a
+// single unlabelled row. Leading dimensions are implicit: 3-D stages are (batch, rows, cols), 4-D
+// ones (batch, head, rows, cols).
 struct StageInfo {
   const char* id;       // e.g. "attn_weights_causal"
   const char* section;  // a SectionInfo id
@@ -64,7 +67,7 @@ const std::vector<SectionInfo>& section_table();
 const StageInfo* find_stage(std::string_view id);
 
 const char* to_string(StageKind kind);
-const char* to_string(Part part);  // "inputs", "simple", "v1", "sa", "wrapper", "mha"
+const char* to_string(Part part);  // "inputs", "simple", "v1", "sa", "wrapper", "mha", "kv"
 
 // One operand of a stage: `axis` "row" or "col" and `index` 'i' or 'j' (element [i, j]'s row
 // or column), or "" and 0 for a stage read whole.

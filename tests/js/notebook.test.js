@@ -112,6 +112,8 @@ test("the sections are the book's: numbers, titles, and where the 0.1921 row is"
       '3.5.3 Implementing a compact causal attention class',
       '3.6.1 Stacking multiple single-head attention layers',
       '3.6.2 Implementing multi-head attention with weight splits',
+      // Past the chapter: the book repository's folder as the number
+      'ch04/03 Generating with a KV cache',
     ],
   );
   const number = (id) =>
