@@ -49,6 +49,10 @@ double module_floats(const std::string& id, const ca::Config& c) {
   if (id == "mhaw.context_vecs") return H * (weights + B * attention + B * T * d);  // + cat's
   if (id.rfind("mhaw.", 0) == 0) return H * weights;
   if (id.rfind("mha.", 0) == 0) return weights + d * d + d + B * (3 * T * d + 3 * H * T * T);
+  // The bonus notebook's modules: its own and a copy's weights, §3.6.2's and a fresh one for the
+  // copied stages, one forward; the blocked pass's running max and sum.
+  if (ca::find_stage(id)->part > ca::Part::Mha)
+    return 4 * (weights + d * d + d) + B * (4 * T * d + 3 * H * T * T) + 2 * B * H * T * 4;
   return 0;
 }
 

@@ -98,7 +98,17 @@ export interface Walkthrough {
 export type StageKind = 'values' | 'weights' | 'scores' | 'probabilities' | 'mask';
 
 /** The part of the program that computes a stage: asking for a stage runs its part only. */
-export type Part = 'inputs' | 'simple' | 'v1' | 'sa' | 'wrapper' | 'mha';
+export type Part =
+  | 'inputs'
+  | 'simple'
+  | 'v1'
+  | 'sa'
+  | 'wrapper'
+  | 'mha'
+  | 'qkv'
+  | 'einsum'
+  | 'flash'
+  | 'torchmha';
 
 /** A stage that another reads: element [i, j] reads its row (`axis` 'row') or column ('col')
  *  number i or j (`index`); both '' when it is read whole (or in a way no row or column says:

@@ -23,8 +23,9 @@ enum class StageKind {
 
 // The parts of the program that run on demand (walkthrough.cpp), each from the inputs alone:
 // asking for a stage runs its part only. Inputs, the part of that one stage, always runs.
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha };
-constexpr int kParts = 6;
+// Qkv to TorchMha: the bonus notebook's implementations (bonus.hpp), after the chapter.
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Qkv, Einsum, Flash, TorchMha };
+constexpr int kParts = 10;
 
 // Axis labels: "tok" token labels, "in"/"out"/"dim" feature indices, "sum" one column of sums,
 // "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D
@@ -64,7 +65,7 @@ const std::vector<SectionInfo>& section_table();
 const StageInfo* find_stage(std::string_view id);
 
 const char* to_string(StageKind kind);
-const char* to_string(Part part);  // "inputs", "simple", "v1", "sa", "wrapper", "mha"
+const char* to_string(Part part);  // "inputs", "simple", ..., "mha", "qkv", "einsum", ...
 
 // One operand of a stage: `axis` "row" or "col" and `index` 'i' or 'j' (element [i, j]'s row
 // or column), or "" and 0 for a stage read whole.
