@@ -125,3 +125,27 @@ TEST_CASE("the copies compute MultiHeadAttention's bits", "[bonus]") {
     CHECK(largest_difference(torch, mha) < 1e-5f);
   }
 }
+
+// docs/bonus.md's figures: the blocked pass against §3.6.2's plain softmax (the same weights,
+// qkv.context_vecs = mha.context_vecs), rounding apart only.
+TEST_CASE("the blocked pass's largest difference from MultiHeadAttention, as stated", "[bonus]") {
+  struct Row {
+    const char* config;
+    float largest;  // |flash.context_vecs - mha.context_vecs|
+    std::size_t identical, values;
+  };
+  const Row row = GENERATE(Row{"{}", 0x1p-25f, 14, 24},
+                           Row{R"({"inputs": {"randn": [256, 64]}, "d_out": 64, "num_heads": 4})",
+                               0x1p-23f, 8700, 32768});
+  INFO(row.config);
+  const ca::Walkthrough w =
+      ca::run_walkthrough(config_of(row.config), {"mha.context_vecs", "flash.context_vecs"});
+  const ca::Tensor &mha = test::stage(w, "mha.context_vecs"),
+                   &flash = test::stage(w, "flash.context_vecs");
+  std::size_t identical = 0;
+  for (std::size_t k = 0; k < mha.numel(); ++k)
+    identical += test::bits_equal(flash.data[k], mha.data[k]);
+  CHECK(mha.numel() == row.values);
+  CHECK(identical == row.identical);
+  CHECK(largest_difference(flash, mha) == row.largest);
+}

@@ -234,7 +234,17 @@ export type StageId =
   | 'mhaw.context_vecs'
   | 'mha.W_query' | 'mha.W_key' | 'mha.W_value' | 'mha.b_query' | 'mha.b_key' | 'mha.b_value'
   | 'mha.out_proj.weight' | 'mha.out_proj.bias' | 'mha.queries' | 'mha.keys' | 'mha.values'
-  | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs';
+  | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs'
+  | 'qkv.weight' | 'qkv.bias' | 'qkv.proj.weight' | 'qkv.proj.bias' | 'qkv.qkv'
+  | 'qkv.context_vecs'
+  | 'einsum.W_query' | 'einsum.W_key' | 'einsum.W_value' | 'einsum.bias_q' | 'einsum.bias_k'
+  | 'einsum.bias_v' | 'einsum.out_proj.weight' | 'einsum.out_proj.bias' | 'einsum.scores'
+  | 'einsum.context_vecs' | 'einsum.copied.context_vecs'
+  | 'flash.running_max' | 'flash.running_sum' | 'flash.context_vec' | 'flash.context_vecs'
+  | 'flash.difference'
+  | 'torchmha.in_proj_weight' | 'torchmha.out_proj.weight' | 'torchmha.proj.weight'
+  | 'torchmha.proj.bias' | 'torchmha.context_vecs' | 'torchmha.attn_weights'
+  | 'torchmha.copied.context_vecs';
 
 export interface RunOptions {
   /** Compute only what these stages need and return only them (walkthrough order; [] returns

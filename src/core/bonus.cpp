@@ -28,9 +28,11 @@ Tensor rows_of(const Tensor& t, int r0, int n) {
                 std::vector<float>(t.data.begin() + r0 * width, t.data.begin() + (r0 + n) * width));
 }
 
-Tensor transposed(const Tensor& w) {
-  Tensor t({w.cols(), w.rows()});
-  t.matrix() = w.matrix().transpose();
+Tensor transposed(const Tensor& w) {  // (R, C) -> (C, R)
+  const int R = w.rows(), C = w.cols();
+  Tensor t({C, R});
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) t.data[std::size_t(c) * R + r] = w.data[std::size_t(r) * C + c];
   return t;
 }
 
@@ -102,7 +104,8 @@ TorchMHA::TorchMHA(const MultiHeadAttention& mha)
   const Tensor* w[] = {&mha.W_query.weight, &mha.W_key.weight, &mha.W_value.weight};
   auto out = in_proj_weight.data.begin();
   for (const Tensor* t : w) out = std::copy(t->data.begin(), t->data.end(), out);
-  for (int i = 0; i < proj.weight.rows(); ++i) proj.weight.matrix()(i, i) = 1.0f;  // torch.eye
+  const int D = proj.weight.rows();
+  for (int i = 0; i < D; ++i) proj.weight.data[std::size_t(i) * D + i] = 1.0f;  // torch.eye
 }
 
 MultiHeadAttention TorchMHA::as_mha(const Config& c) const {

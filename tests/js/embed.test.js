@@ -253,7 +253,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   assert.deepEqual((await widgetStages(page)).w, ['context_vecs', 'mask']);
   await set('stages', null); // every stage
   await page.waitForFunction(
-    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 60,
+    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 78, // 60 + 18 of the bonus notebook
   );
   // controls: none, compact, full; the form follows the attribute.
   const fields = () =>
@@ -615,7 +615,7 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
     (await exportDetail(page, null, 'masked', 'embed')).text,
     /<causal-attention-demo stages="masked" preset="book">/,
   );
-  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 60);
+  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 78);
   assert.deepEqual([...problems, ...pasted.problems], []);
   await pasted.page.close();
   await page.close();

@@ -40,9 +40,10 @@ function parseExact(text) {
   );
 }
 
-/** The golden cases, each with `configText`: its configuration exactly as the file has it. */
-function goldenCases() {
-  const dir = path.join(root, 'tests/golden/cases');
+/** The golden cases (tests/golden/cases, or another folder: 'bonus'), each with `configText`:
+ *  its configuration exactly as the file has it. */
+function goldenCases(folder = 'cases') {
+  const dir = path.join(root, 'tests/golden', folder);
   return fs
     .readdirSync(dir)
     .sort()
@@ -61,6 +62,7 @@ function runCli(config, args = [], parse = JSON.parse) {
   const r = spawnSync(cli, ['--config', '-', '--format', 'json', ...args], {
     input: typeof config === 'string' ? config : JSON.stringify(config),
     encoding: 'utf8',
+    maxBuffer: 1 << 28, // every stage of a large golden configuration: over the default 1 MiB
   });
   if (r.status !== 0) return { code: r.status, stderr: r.stderr, stdout: r.stdout };
   return parse(r.stdout);
