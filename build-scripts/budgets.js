@@ -1,5 +1,5 @@
 // The budgets of issues #3 and #9, measured on the built page (build/web, or $CA_BUILD/web):
-//   size   gzip -9 of every file the page directory ships                   asserted: <= 108,000 bytes
+//   size   gzip -9 of every file the page directory ships                   asserted: <= 154,600 bytes
 //          (a ceiling against growth; the target is 72,000: see README, Budgets)
 //   load   navigation start -> the frame after data-ready painted           target 150 ms, reported
 //   edit   an `input` event on a control -> the next frame painted          target 16 ms (book),
@@ -16,7 +16,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, web } = require('../tests/js/browser');
 
-const SIZE_BUDGET = 124800 /* ~124.6 KB with issue 21 (threads: the core's stage-level computation and thread pool, +7.6 KB raw wasm; 124,605 measured merged with the notebook export); before it ~120.0 KB: issue 19 (+584 web, +1,687 core hardening), row 14 (+131), issue 18's registries (+523) and paint first (+2,466: two later scripts with their own gzip streams, the module registry), main's hardening since; issue 20 (+4,435: 112,202 -> 116,637: the map of the chapter and lecture slides that fit and explain, in app-later.js, +2,407; every head at once, the relative scale and masked grey, the preset's first screen, before the first table, +1,997); issue 20's notebook export in the core and the book's names, the Notebook button (+3,328: 116,637 -> 119,965); before the first table the page now loads ~102.4 KB (tests/js/paint.test.js); 72 KB target not met */,
+const SIZE_BUDGET = 154600 /* 154,508 with the book's snapshot (issue 18): the page's app.js holds the library's modules it paints with (a second copy beside causal-attention.js's, which the page loads after its first table for the wasm) and the book's run, +31,367 (123,141 -> 154,508) for a first table after 43 KB instead of 109 KB; before it ~124.6 KB with issue 21 (threads: the core's stage-level computation and thread pool, +7.6 KB raw wasm; 124,605 measured merged with the notebook export); before it ~120.0 KB: issue 19 (+584 web, +1,687 core hardening), row 14 (+131), issue 18's registries (+523) and paint first (+2,466: two later scripts with their own gzip streams, the module registry), main's hardening since; issue 20 (+4,435: 112,202 -> 116,637: the map of the chapter and lecture slides that fit and explain, in app-later.js, +2,407; every head at once, the relative scale and masked grey, the preset's first screen, before the first table, +1,997); issue 20's notebook export in the core and the book's names, the Notebook button (+3,328: 116,637 -> 119,965); before the first table the page now loads ~102.4 KB (tests/js/paint.test.js); 72 KB target not met */,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, randn: 50 };
 const LOADS = 10,

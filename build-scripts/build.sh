@@ -15,10 +15,12 @@ cmake --build "$out/native" -j"$jobs"
 emcmake cmake -S . -B "$out/wasm" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$out/wasm" -j"$jobs"
 
-# The page: web/ is written for readers, build/web gets it minified, with the module.
+# The page: web/ is written for readers, build/web gets it minified, with the module (and the
+# book's run, computed by the module, inside app.js: the page paints it before loading the wasm).
 rm -rf "$out/web"
-node src/wasm/pack.js --page web "$out/web"
+mkdir -p "$out/web"
 cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-later.js" "$out/web/"
+node src/wasm/pack.js --page web "$out/web" "$out/web/causal-attention.js"
 
 # The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,
 # README, LICENSE and a package.json without the dev tools. Pack it with

@@ -56,6 +56,14 @@ double module_floats(const std::string& id, const ca::Config& c) {
   return 0;
 }
 
+// Every stage of the chapter (§3.3 to §3.6), the runs the cost model was fitted on.
+std::vector<std::string> chapter_ids() {
+  std::vector<std::string> ids;
+  for (const ca::StageInfo& s : ca::stage_table())
+    if (s.part <= ca::Part::Mha) ids.emplace_back(s.id);
+  return ids;
+}
+
 const ca::Tensor* find(const ca::Walkthrough& w, const std::string& id) {
   for (const ca::Stage& s : w.stages)
     if (s.id() == id) return &s.tensor;
@@ -110,4 +118,50 @@ TEST_CASE("stage_shape gives every stage's shape before it is computed", "[chapt
     INFO(json << ", stage " << s.id());
     CHECK(ca::stage_shape(c, s.id()) == s.tensor.shape);
   }
+}
+
+// run_cost's work counts the parts a run computes: a whole run costs the fitted formula, a run
+// of some stages only the parts those stages need (the budget and the page's Worker decision
+// follow what is asked). The book: T = 6, d_in = 3, d_out = 2, two heads, context_length 6.
+TEST_CASE("run_cost's work counts what a run with given stages computes", "[chapter][plan]") {
+  const ca::Config book = ca::parse_config("{}").config;
+  const auto work = [&book](std::vector<std::string> stages) {
+    return ca::run_cost(book, stages).work;
+  };
+  using Catch::Detail::Approx;
+  // 36·(30 + 0.18·2) + 6·3·2 + 0.18·2·36: the fit, for the chapter's stages; a whole run adds
+  // the bonus notebook's four forwards (combined QKV, einsum and its copy, the blocked pass;
+  // not nn.MultiheadAttention at d_in 3 ≠ d_out 2), each costed as mha.attn_weights below
+  CHECK(work(chapter_ids()) == Approx(1141.92).epsilon(1e-12));
+  CHECK(work({}) == Approx(1141.92 + 4 * 331.242352941176).epsilon(1e-12));
+  CHECK(work({"inputs"}) == 0);
+  CHECK(work({"simple.attn_weights"}) == Approx(81).epsilon(1e-12));  // one (T, T) map
+  // SelfAttention_v2's projections, its map and §3.5's masks: 3·(0.4/17)·36 + 81 + 0.015·72 + 27
+  CHECK(work({"attn_weights_causal"}) == Approx(111.621176470588).epsilon(1e-12));
+  // MultiHeadAttention's projections and its 2·2 maps: 6·(0.4/17)·36 + 324 + 0.015·72·2
+  CHECK(work({"mha.attn_weights"}) == Approx(331.242352941176).epsilon(1e-12));
+  // the wrapper's masks only (its weights are drawn, no head runs)
+  CHECK(work({"mhaw.W_query"}) == Approx(12.96).epsilon(1e-12));
+  // exercise 3.3 computes MultiHeadAttention alone: an 18th of the whole walkthrough, whose
+  // wrapper runs 12 heads of d_out 768
+  const ca::Config gpt2 = ca::parse_config(R"({"inputs": {"randn": [1024, 768]}, "d_out": 768,
+      "num_heads": 12, "context_length": 1024})")
+                              .config;
+  const double whole = ca::run_cost(gpt2).work, mha = ca::run_cost(gpt2, {"mha.attn_weights"}).work;
+  CHECK(mha == Approx(166050028.122353).epsilon(1e-12));
+  CHECK(whole > 18 * mha);
+}
+
+TEST_CASE("a whole run's work is the fitted formula at every size", "[chapter][plan]") {
+  const auto [T, D, d, H] = GENERATE(table<int, int, int, int>(
+      {{6, 3, 2, 1}, {6, 3, 2, 2}, {32, 16, 16, 4}, {128, 64, 64, 8}, {384, 8, 128, 128}}));
+  const ca::Config c = ca::parse_config("{\"inputs\": {\"randn\": [" + std::to_string(T) + ", " +
+                                        std::to_string(D) + "]}, \"d_out\": " + std::to_string(d) +
+                                        ", \"num_heads\": " + std::to_string(H) + "}")
+                           .config;
+  INFO("T " << T << ", d_in " << D << ", d_out " << d << ", heads " << H);
+  const double TT = double(T) * T, Hs = std::max(H, 2);
+  const double fit = TT * (30 + 0.18 * d) + double(T) * D * d +
+                     (Hs - 2) * (9 * TT + 0.045 * TT * d + 0.3 * double(T) * D * d) + 0.18 * H * TT;
+  CHECK(ca::run_cost(c, chapter_ids()).work == Catch::Detail::Approx(fit).epsilon(1e-12));
 }

@@ -1,8 +1,11 @@
 // The page: wires the settings form, the store, the URL and the views. An edit reads the form
 // into a configuration, computes it (page/compute.js) and puts the result in the store; the
 // views (the chapter's tables, the explanation panel, lecture mode, the status line) and the
-// URL follow the store.
+// URL follow the store. The book's page paints from the run computed at build time
+// (page/book.js) and loads the module (causal-attention.js: the wasm) after, for edits.
 import { load as loadModule } from './lib/api.js';
+import { MODULE as MODULE_FILE, preload } from './lib/lazy.js';
+import { book as snapshot, isBook } from './page/book.js';
 import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
 import { setAbsolute } from './lib/scale.js';
@@ -24,7 +27,9 @@ var doc = document,
   },
   fields = $('controls').elements,
   api = null, // the module, once loaded
-  book = null; // the book's resolved configuration, its inputs as typed (0.43, not float32's)
+  known = null, // the core's tables: the module, or before it the snapshot's (page/book.js)
+  book = null, // the book's resolved configuration, its inputs as typed (0.43, not float32's)
+  missed = null; // a hash navigated to before the module was in
 
 // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
 doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(styleSheet());
@@ -33,9 +38,10 @@ doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(styleSheet());
 // pass: 6 ms), the tables, the panel, lecture mode, the status line.
 url.start(function (hash) {
   if (api) navigate(hash);
+  else missed = hash; // followed once the module is in
 });
 store.subscribe(function (s, patch) {
-  if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(api, s);
+  if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(known, s);
   // the map of the chapter (app-later.js): drawn once loaded, after the first table
   if ('result' in patch && pageLoaded()) pageLoaded().map.render(s);
 });
@@ -84,22 +90,7 @@ function apply(source, sourceElement, tokens, then, failed) {
 function navigate(hash, then) {
   var next;
   function shown(res, msg) {
-    form.show(api, next.config, res);
-    form.clearErrors();
-    store.set({
-      result: res,
-      config: next.config,
-      preset: next.preset,
-      lecture: next.lecture,
-      anchor: null,
-      keepHash: !!msg, // an invalid link stays in the address bar
-      message: msg,
-    });
-    var target = next.anchor && $(next.anchor);
-    if (target) {
-      stages.jump(target);
-      if (!msg) store.set({ anchor: next.anchor }); // in the hash until an edit
-    }
+    show(next, res, msg);
     if (then) then();
   }
   function invalid(message) {
@@ -122,6 +113,26 @@ function navigate(hash, then) {
     },
     invalid,
   );
+}
+
+// Shows state `next` (url.read's) with its result res, and msg in the status line.
+function show(next, res, msg) {
+  form.show(known, next.config, res);
+  form.clearErrors();
+  store.set({
+    result: res,
+    config: next.config,
+    preset: next.preset,
+    lecture: next.lecture,
+    anchor: null,
+    keepHash: !!msg, // an invalid link stays in the address bar
+    message: msg,
+  });
+  var target = next.anchor && $(next.anchor);
+  if (target) {
+    stages.jump(target);
+    if (!msg) store.set({ anchor: next.anchor }); // in the hash until an edit
+  }
 }
 
 function randomize() {
@@ -176,26 +187,67 @@ function anchor(hash) {
   }
 }
 
+// The module, loaded once (the book's page paints without it and asks for it after).
+function module() {
+  return loadModule().then(function (loaded) {
+    api = known = loaded;
+    return api;
+  });
+}
+// fn, once the module is loaded: at once, or after it arrives.
+function withApi(fn) {
+  return function () {
+    var args = arguments;
+    if (api) return fn.apply(null, args);
+    module().then(function () {
+      fn.apply(null, args);
+    });
+  };
+}
+
 function bind() {
   var form$ = $('controls'),
     main = $('main');
-  form$.addEventListener('input', function (e) {
-    var target = e.target,
-      name = target.name;
-    if (!name || /^randn_/.test(name)) return;
-    if (name === 'inputs' && editor.randn()) editor.setRandn(null); // the same values, now as typed in
-    apply(name, target);
-  });
+  form$.addEventListener(
+    'input',
+    withApi(function (e) {
+      var target = e.target,
+        name = target.name;
+      if (!name || /^randn_/.test(name)) return;
+      if (name === 'inputs' && editor.randn()) editor.setRandn(null); // the same values, now as typed in
+      apply(name, target);
+    }),
+  );
+  // A button clicked before the module is in waits for it, then is clicked.
+  form$.addEventListener(
+    'click',
+    function (e) {
+      var button = !api && e.target.closest('button');
+      if (!button) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      module().then(function () {
+        button.click();
+      });
+    },
+    true,
+  );
   form$.addEventListener('submit', function (e) {
     e.preventDefault();
-    if (e.submitter === fields.randomize || /^randn_/.test(doc.activeElement.name)) randomize();
+    if (e.submitter === fields.randomize || /^randn_/.test(doc.activeElement.name))
+      withApi(randomize)();
   });
   form$.addEventListener('click', function (e) {
     if (e.target.id === 'reset') navigate('');
   });
-  editor.bind(api.defaultTokens, function (source) {
-    apply(source);
-  });
+  editor.bind(
+    function (n) {
+      return known.defaultTokens(n);
+    },
+    function (source) {
+      apply(source);
+    },
+  );
   // The skip link moves focus to the tables without touching the hash (which holds the settings).
   doc.querySelector('.skip').addEventListener('click', function (e) {
     e.preventDefault();
@@ -253,34 +305,63 @@ $('torch-format').parentNode.before(start);
 // Phones: the settings start closed, so that the first table is on the first screen.
 if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
 
-loadModule()
-  .then(function (loaded) {
-    api = loaded;
-    form.start();
-    stages.build(api);
-    var first = api.run({});
-    remember(first);
-    book = Object.assign({}, first.config);
-    book.inputs = book.inputs.map(function (r) {
-      return r.map(function (x) {
-        return +f32(x);
-      });
+// The page's first tables: the book's snapshot when the URL asks for the book (no module
+// before them), else the module's run.
+function started(loaded, first) {
+  known = loaded;
+  form.start();
+  stages.build(known);
+  remember(first);
+  book = Object.assign({}, first.config);
+  book.inputs = book.inputs.map(function (r) {
+    return r.map(function (x) {
+      return +f32(x);
     });
-    bind();
-    navigate(location.hash, function () {
-      doc.documentElement.dataset.ready = '1';
-      // the rest of the page's code, after the first table is painted; main[data-complete]
-      // waits for it
-      stages.waitFor(
-        preloadPage()
-          .then(function (m) {
-            m.map.render(store.get());
-          })
-          .catch(function () {}),
-      );
-    });
-  })
-  .catch(function (e) {
-    $('status').textContent = 'The page could not start: ' + e.message;
-    doc.documentElement.dataset.ready = 'error';
   });
+  bind();
+}
+// After the first table: the rest of the page's code (main[data-complete] waits for it).
+function painted() {
+  doc.documentElement.dataset.ready = '1';
+  stages.waitFor(
+    preloadPage()
+      .then(function (m) {
+        m.map.render(store.get());
+      })
+      .catch(function () {}),
+  );
+}
+function failed(e) {
+  $('status').textContent = 'The page could not start: ' + e.message;
+  doc.documentElement.dataset.ready = 'error';
+}
+
+var snap = snapshot(),
+  hash = location.hash,
+  next = null;
+try {
+  next = snap && url.read(hash, snap.known);
+} catch (e) {
+  next = null; // the module says what is wrong with it
+}
+if (next && isBook(next)) {
+  started(snap.known, snap.result);
+  show(next, snap.result, '');
+  painted();
+  // The module, for edits: in idle time after the first table (an edit before asks for it).
+  stages.waitFor(
+    preload(MODULE_FILE)
+      .then(module)
+      .then(function () {
+        if (missed !== null) navigate(missed);
+      })
+      .catch(failed),
+  );
+} else
+  loadModule()
+    .then(function (loaded) {
+      api = loaded;
+      started(api, api.run({}));
+      navigate(location.hash, painted);
+    })
+    .catch(failed);

@@ -260,7 +260,8 @@ export interface RunOptions {
 export interface RunCost {
   /** Peak bytes of the run (a run needing more than 1 GiB is refused). */
   bytes: number;
-  /** api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64). */
+  /** api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64), of the
+   *  parts the stages asked for compute. */
   work: number;
   /** 4·T·(T + d_in)·d_out: the passes' products. */
   multiply_adds: number;
@@ -289,9 +290,10 @@ export interface Api {
    *  metadata {stage: id}, under a Markdown cell per section. The CLI's --format ipynb. Throws
    *  like run() for an invalid config. */
   notebook(config?: Config): string;
-  /** What run(config) would cost, every stage computed. Throws like run() for an invalid
-   *  config. */
-  cost(config?: Config): RunCost;
+  /** What run(config, options) would cost: the parts of the program the stages asked for
+   *  need (every stage without options). Throws like run() for an invalid config, options or
+   *  stage id; a run too big to compute still has a cost. */
+  cost(config?: Config, options?: RunOptions): RunCost;
   /** The core's presets by name. */
   readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */

@@ -233,8 +233,8 @@ const std::vector<StageInfo> kStages = {
      "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
      "torch.stack([head.W_query.weight for head in mhaw.heads])",
      "out", "in", K::Weights, false, "", false,
-     "One CausalAttention per head, built one after another from one seed: head 0 has "
-     "§3.5's weights, the next heads continue the stream."},
+     "One CausalAttention per head, built one after another from one seed: the first head "
+     "(mhaw.heads[0]) has §3.5's weights, the next heads continue the stream."},
     {"mhaw.W_key", "mha-wrapper", P::Wrapper, "", "Key weights of every head",
      "torch.stack([head.W_key.weight for head in mhaw.heads])", "out", "in", K::Weights, false, "",
      false, "Each head's own key weights."},
@@ -254,8 +254,8 @@ const std::vector<StageInfo> kStages = {
      "batch mhaw.W_query mhaw.W_key mhaw.W_value mhaw.b_query mhaw.b_key mhaw.b_value",
      "Context vectors of the heads, concatenated", "context_vecs = mhaw(batch){unscaled}", "tok",
      "hout", K::Values, false, "", false,
-     "torch.cat along the last axis: head 0's d_out columns, then head 1's, and so on. Heads "
-     "run one after another, so their dropout draws follow in head order."},
+     "torch.cat along the last axis: the first head's d_out columns, then the second's, and so on. "
+     "Heads run one after another, so their dropout draws follow in head order."},
     // §3.6.2
     {"mha.W_query", "mha", P::Mha, "", "Query weights of MultiHeadAttention",
      "torch.manual_seed({seed_class}); mha = MultiHeadAttention({d_in}, {d_out}, "

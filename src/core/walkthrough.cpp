@@ -672,23 +672,53 @@ std::size_t run_bytes(const Config& config, const std::vector<std::string>& want
   return static_cast<std::size_t>(4 * (kept + buffers));
 }
 
+// Work: api.run's time in units of ~5.2 ns, summed over the parts the plan computes, so that a
+// run of a few stages costs what it computes. The coefficients are the whole walkthrough's
+// least-squares fit (walkthrough.hpp), split over the parts by what each computes: 2.25·T² per
+// (T, T) attention map (scores, mask, softmax; the extra 0.75·T² is §3.5's masks and dropout),
+// products with d_out (0.015·T²·d per map, the wrapper's heads 0.0225), projections
+// (T·d_in·d_out: the wrapper's 0.05 per head and batch element, the others share 0.4 by their
+// count, 2:3:6:6), the wrapper's causal masks (0.18·context_length² per head). The fit counts
+// fewer than two heads as two (Hs). A whole run's work is the fit's
+// T²·(30 + 0.18·d) + T·d_in·d + (Hs − 2)·(9·T² + 0.045·T²·d + 0.3·T·d_in·d) + 0.18·H·C².
 RunCost run_cost(const Config& config, const std::vector<std::string>& wanted) {
   const Config c = resolve(config);
-  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, C = c.context_length,
-               TT = T * T;
-  const double work = TT * (30 + 0.18 * d) + T * D * d +
-                      std::max(0.0, H - 2) * (9 * TT + 0.045 * TT * d + 0.3 * T * D * d) +
-                      0.18 * H * C * C;
-  // The bonus notebook's modules: about one MultiHeadAttention forward each (einsum two,
-  // nn.MultiheadAttention three: its own, the averaged weights, the copy). An estimate from
-  // the passes' counts, not fitted like the terms above.
   const Plan plan(wanted);
+  const double T = c.num_tokens(), D = c.d_in(), d = c.d_out, H = c.num_heads, C = c.context_length,
+               TT = T * T, TDd = T * D * d, Hs = std::max(H, 2.0), B = 2;
+  const double shared = 0.4 / 17;  // per projection of v1, SelfAttention_v2, ca and mha
+  double work = 0;
+  // A part's (T, T) maps, the maps' products with d_out and its projections.
+  const auto part = [&](bool runs, double maps, double products, double projections) {
+    if (runs) work += 2.25 * TT * maps + 0.015 * TT * d * products + shared * TDd * projections;
+  };
+  part(plan.any(Part::Simple), 1, 0, 0);
+  part(plan.any(Part::V1), 1, 1, 2);
+  if (plan.any(Part::Sa)) {  // (`batch` alone, which MultiHeadAttention reads, is a copy)
+    const bool attention = plan.needs("attn_scores"), ca = plan.needs("context_vecs");
+    part(plan.needs("queries") || plan.needs("keys") || plan.needs("values"), 0, 0, 3);
+    part(attention, 1, 1, 0);
+    if (attention) work += 0.75 * TT;  // the masks, row sums, dropout
+    part(ca, B, B, B * 3);
+  }
+  if (plan.any(Part::Wrapper)) {
+    const bool heads = plan.needs("mhaw.context_vecs");
+    work += 0.18 * H * C * C;  // each head's CausalAttention registers its mask
+    if (heads) work += Hs * (2.25 * TT * B + 0.0225 * TT * d * B + 0.05 * TDd * B * 3);
+  }
+  if (plan.any(Part::Mha) && mha_error(c).empty()) {
+    part(true, 0, 0, B * 3);
+    part(plan.needs("mha.attn_scores"), B * Hs, B, 0);
+  }
+  // The bonus notebook's modules: about one MultiHeadAttention forward each (einsum two: its
+  // own and the copy; nn.MultiheadAttention three: its own, the averaged weights, the copy),
+  // costed as §3.6.2's part above; not fitted.
   double forwards = 0;
   for (const auto& [p, n] :
        {std::pair{Part::Qkv, 1}, {Part::Einsum, 2}, {Part::Flash, 1}, {Part::TorchMha, 3}})
     if (plan.any(p) && part_error(p, c).empty()) forwards += n;
-  const double bonus = forwards * (TT * (12 + 0.09 * d) + 0.5 * T * D * d);
-  return {run_bytes(config, wanted), work + bonus, 4 * T * (T + D) * d * (1 + forwards)};
+  work += forwards * (2.25 * TT * B * Hs + 0.015 * TT * d * B + shared * TDd * B * 3);
+  return {run_bytes(config, wanted), work, 4 * T * (T + D) * d * (1 + forwards)};
 }
 
 std::string stages_error(const Config& config, const std::vector<std::string>& wanted) {

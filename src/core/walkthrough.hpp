@@ -60,10 +60,12 @@ std::vector<int> stage_shape(const Config& config, std::string_view id);
 // What a run costs: the one cost model that the CLI's limit, the page and the widget read
 // (api.cost; web/lib/budget.js refuses by it, web/page/compute.js picks the Worker by it).
 //   bytes          run_bytes(config, stages)
-//   work           api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64):
+//   work           api.run's time in units of about 5.2 ns (Chromium, an idle 2-core x86-64),
+//                  of the parts the stages need: a whole run costs
 //                  T²·(30 + 0.18·d_out) + T·d_in·d_out, plus per head beyond 2
 //                  9·T² + 0.045·T²·d_out + 0.3·T·d_in·d_out, plus 0.18·H·context_length²
-//                  (least-squares fits of 42 sizes, T 6 to 384, 1 to 128 heads)
+//                  (least-squares fits of 42 sizes, T 6 to 384, 1 to 128 heads), split over
+//                  the parts by the maps and projections each computes (walkthrough.cpp)
 //   multiply_adds  4·T·(T + d_in)·d_out: the passes' products, which grow with d_in where
 //                  `work` (fitted at small d_in) does not see it
 // Precondition: validate(config) is "".

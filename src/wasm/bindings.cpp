@@ -283,60 +283,62 @@ class StagesToJs {
   return reader.read(config, 0, doc) ? std::string() : reader.message();
 }
 
-// {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
-// preset: name}; the preset's configuration lies under `config`, its stages are the default.
-// Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
-val run(const val& config, const val& options) {
-  val result = new_object();
-  Value doc, opts;
-  Reader reader, options_reader("the options");
-  if (!reader.read(config, 0, doc)) return result.set("error", reader.message()), result;
-  if (!options_reader.read(options, 0, opts))
-    return result.set("error", options_reader.message()), result;
-  const auto fail = [&result](const std::string& error) {
-    result.set("error", error);
-    return result;
-  };
+// The options of run() and cost(): {stages: [ids]} (none = true for an empty list) and {preset:
+// name}, which sets doc to the preset's configuration and wanted to its stages. "" or the error.
+std::string read_options(const val& options, Value& doc, std::vector<std::string>& wanted,
+                         bool& none) {
+  Value opts;
+  Reader options_reader("the options");
+  if (!options_reader.read(options, 0, opts)) return options_reader.message();
   if (opts.kind == Value::Kind::Null) opts.kind = Value::Kind::Object;  // run(config, null)
   if (opts.kind != Value::Kind::Object)
-    return fail(
-        ca::cat({"the options must be an object (got ", ca::json::describe(opts.kind), ")"}));
+    return ca::cat({"the options must be an object (got ", ca::json::describe(opts.kind), ")"});
   for (const auto& [key, v] : opts.members) {
     if (key != "stages" && key != "preset")
-      return fail("unknown option " + ca::quoted(key) + " (options: stages, preset)");
+      return "unknown option " + ca::quoted(key) + " (options: stages, preset)";
     if (key == "stages" && v.kind != Value::Kind::Array) {
-      return fail(ca::cat({"the option \"stages\" must be an array of stage ids (got ",
-                           ca::json::describe(v.kind), ")"}));
+      return ca::cat({"the option \"stages\" must be an array of stage ids (got ",
+                      ca::json::describe(v.kind), ")"});
     }
   }
-  std::vector<std::string> wanted;
   for (const auto& [key, v] : opts.members) {
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;
-      if (p == nullptr) {
-        result.set("error", "unknown preset " + (v.kind == Value::Kind::String
-                                                     ? ca::json::quote(v.text)
-                                                     : std::string("(not a string)")));
-        return result;
-      }
+      if (p == nullptr)
+        return "unknown preset " +
+               (v.kind == Value::Kind::String ? ca::json::quote(v.text) : "(not a string)");
       if (doc.kind == Value::Kind::Null) doc.kind = Value::Kind::Object;
       if (doc.kind == Value::Kind::Object) doc = ca::with_preset(*p, doc);
       if (wanted.empty()) wanted = ca::preset_stages(*p);
     }
   }
-  bool none = false;
   for (const auto& [key, v] : opts.members) {
     if (key != "stages") continue;
     none = v.items.empty();  // {stages: []}: the resolved configuration, no stage
     wanted.clear();
     for (const Value& id : v.items) {
       if (id.kind != Value::Kind::String) {
-        return fail(ca::cat({"the option \"stages\" must be an array of stage ids (got ",
-                             ca::json::describe(id.kind), ")"}));
+        return ca::cat({"the option \"stages\" must be an array of stage ids (got ",
+                        ca::json::describe(id.kind), ")"});
       }
       wanted.push_back(id.text);
     }
   }
+  return "";
+}
+
+// {config, stages: [{id, title, code, shape, data}]} or {error}. options: {stages: [ids],
+// preset: name}; the preset's configuration lies under `config`, its stages are the default.
+// Only the wanted stages cross into JS (a T = 1024 walkthrough is ~40 MB, a page shows a few).
+val run(const val& config, const val& options) {
+  val result = new_object();
+  Value doc;
+  Reader reader;
+  if (!reader.read(config, 0, doc)) return result.set("error", reader.message()), result;
+  std::vector<std::string> wanted;
+  bool none = false;
+  if (std::string e = read_options(options, doc, wanted, none); !e.empty())
+    return result.set("error", e), result;
   const ca::ParsedConfig parsed = ca::read_config(doc);
   std::string error = parsed.error;
   if (error.empty()) error = ca::stages_error(parsed.config, wanted);
@@ -369,15 +371,21 @@ val notebook(const val& config) {
   return result.set("error", error), result;
 }
 
-// {bytes, work, multiply_adds} (ca::run_cost: the one cost model) or {error}, without running.
-val cost(const val& config) {
+// {bytes, work, multiply_adds} (ca::run_cost: the one cost model) of run(config, options), or
+// {error}, without running.
+val cost(const val& config, const val& options) {
   val result = new_object();
   Value doc;
-  const std::string error = read_js(config, doc);
+  std::string error = read_js(config, doc);
+  std::vector<std::string> wanted;
+  bool none = false;
+  if (error.empty()) error = read_options(options, doc, wanted, none);
+  const ca::ParsedConfig parsed = error.empty() ? ca::read_config(doc) : ca::ParsedConfig{};
+  if (error.empty()) error = parsed.error;
+  for (const std::string& id : wanted)  // run()'s message; a run too big still has a cost
+    if (error.empty() && ca::find_stage(id) == nullptr) error = "unknown stage \"" + id + "\"";
   if (!error.empty()) return result.set("error", error), result;
-  const ca::ParsedConfig parsed = ca::read_config(doc);
-  if (!parsed.error.empty()) return result.set("error", parsed.error), result;
-  const ca::RunCost c = ca::run_cost(parsed.config);
+  const ca::RunCost c = none ? ca::RunCost{0, 0, 0} : ca::run_cost(parsed.config, wanted);
   result.set("bytes", static_cast<double>(c.bytes));
   result.set("work", c.work);
   result.set("multiply_adds", c.multiply_adds);

@@ -10,14 +10,19 @@
 //     comes first: between the glue and the libraries it cost 1.1 KB of gzip (the JS on both
 //     sides of it compresses better together). Beside it, causal-attention-later.js (lib/later.js:
 //     what the page and the widget load after their first table, web/lib/lazy.js).
-//   node pack.js --page SRC_DIR OUT_DIR
+//   node pack.js --page SRC_DIR OUT_DIR [MODULE.js]
 //     The page: its scripts bundled (app.js, embed.js, app-later.js), every other file of SRC_DIR
 //     but the modules (lib/, the entries' imports) and type declarations copied, .css through
-//     csso (a real CSS parser: `a :hover` stays a descendant).
+//     csso (a real CSS parser: `a :hover` stays a descendant). With the module (MODULE.js, by
+//     default OUT_DIR/causal-attention.js if it is there), app.js gets the book's run and the
+//     core's tables as the module computes them in Node (web/page/snapshot.js, page/book.js):
+//     the page paints the book without the module and loads it after.
 //
 // One copy of each module: each bundle registers the namespaces of the modules that bundles
 // loaded after it import (SHARED, on CausalAttention), and their imports of one of them read it
-// there instead of bundling a second copy (BUNDLES).
+// there instead of bundling a second copy (BUNDLES). A module registered first stays: on the
+// page, app.js holds the library's modules it needs and registers them before
+// causal-attention.js (loaded after the first table, for its wasm) would.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -48,12 +53,15 @@ const BUNDLES = [
     after: ['causal-attention.js'],
     later: true,
   },
-  { out: 'app.js', entry: 'app.js', after: ['causal-attention.js'] },
+  // The page's first script: the library's modules it needs (not the wasm: the book's first
+  // tables come from the snapshot) and the page; it registers them for the later bundles in
+  // place of causal-attention.js (standsFor), which it loads after its first table.
+  { out: 'app.js', entry: 'app.js', after: [], standsFor: 'causal-attention.js' },
   { out: 'embed.js', entry: 'embed.js', after: ['causal-attention.js'] },
   {
     out: 'app-later.js',
     entry: 'page/later.js',
-    after: ['causal-attention.js', 'causal-attention-later.js', 'app.js'],
+    after: ['app.js', 'causal-attention-later.js'],
     later: true,
   },
 ];
@@ -63,10 +71,16 @@ const PAGE = BUNDLES.slice(2); // the page's scripts
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');
 
 // Imports of `held` modules left outside the bundle, or read from CausalAttention.__modules.
-function outside(held, registry) {
+// snapshot: the text of page/snapshot.js in this bundle (the book's run), if any.
+function outside(held, registry, snapshot) {
   return {
     name: 'outside',
     setup(build) {
+      if (snapshot)
+        build.onLoad({ filter: /[\\/]page[\\/]snapshot\.js$/ }, () => ({
+          contents: snapshot,
+          loader: 'js',
+        }));
       build.onResolve({ filter: /^\./ }, (args) => {
         const file = relative(path.resolve(args.resolveDir, args.path));
         if (!held.has(file) || args.kind === 'entry-point') return undefined;
@@ -131,9 +145,11 @@ async function exportsOf(file) {
 
 // Bundle b: its entry, then the namespaces of its modules that later bundles import,
 // registered in CausalAttention.__modules (a later bundle: its entry's whole namespace too).
-async function bundle(b, { modules, imports }) {
-  const used = {};
-  for (const other of BUNDLES.filter((o) => o.after.includes(b.out)))
+async function bundle(b, { modules, imports }, snapshot) {
+  const used = {},
+    serves = (o) =>
+      o.after.includes(b.out) || (b.standsFor && o.later && o.after.includes(b.standsFor));
+  for (const other of BUNDLES.filter(serves))
     for (const [m, names] of Object.entries(imports[other.out]))
       if (modules[b.out].includes(m)) used[m] = [...new Set([...(used[m] || []), ...names])].sort();
   const held = new Set(b.after.flatMap((a) => modules[a])),
@@ -141,12 +157,14 @@ async function bundle(b, { modules, imports }) {
   const entry = [
     b.later ? `import * as entry from './${b.entry}';` : `import './${b.entry}';`,
     ...mods.map((m, k) => `import { ${used[m].map((n) => `${n} as m${k}_${n}`)} } from './${m}';`),
-    `var CA = globalThis.CausalAttention,`,
-    `  R = CA.${SHARED} || Object.defineProperty(CA, '${SHARED}', { value: {} }).${SHARED};`,
-    'Object.assign(R, {',
+    `var CA = globalThis.CausalAttention || (globalThis.CausalAttention = {}),`,
+    `  R = CA.${SHARED} || Object.defineProperty(CA, '${SHARED}', { value: {} }).${SHARED},`,
+    '  M = {',
     ...mods.map((m, k) => `  '${m}': { ${used[m].map((n) => `${n}: m${k}_${n}`)} },`),
     b.later ? `  '${b.out}': entry,` : '',
-    '});',
+    b.out === MODULE[0].out ? `  '${b.out}': CA,` : '', // lib/lazy.js's later(MODULE)
+    '};',
+    'for (var k in M) if (!R[k]) R[k] = M[k];',
   ].join('\n');
   const r = await esbuild.build({
     stdin: { contents: entry, resolveDir: WEB, sourcefile: 'pack:' + b.out },
@@ -157,7 +175,7 @@ async function bundle(b, { modules, imports }) {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [outside(held, imports[b.out])],
+    plugins: [outside(held, imports[b.out], snapshot)],
     footer:
       b.out === 'causal-attention.js'
         ? {
@@ -192,12 +210,53 @@ function minifyCss(css) {
   return csso.minify(css, { restructure: false }).css;
 }
 
+// page/snapshot.js with the book's run and the core's tables as module `file` (a packed
+// causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
+// (little-endian), read back by page/book.js. JSON.parse of one string: parsed faster than
+// the same object as code.
+async function snapshotOf(file) {
+  const api = await require(path.resolve(file)).load();
+  const res = api.run({});
+  const data = {
+    stageIds: api.stageIds,
+    stages: api.stages,
+    sections: api.sections,
+    limits: api.limits,
+    defaults: api.defaults,
+    // the seeds' ranges are BigInts: {bigint: decimal text}, page/book.js makes them BigInts
+    settings: api.settings.map((st) =>
+      Object.fromEntries(
+        Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+      ),
+    ),
+    presets: api.presets,
+    result: {
+      config: res.config,
+      stages: res.stages.map((st) => ({
+        ...st,
+        data: Buffer.from(st.data.buffer, st.data.byteOffset, st.data.byteLength).toString(
+          'base64',
+        ),
+      })),
+    },
+  };
+  return `export var snapshot = JSON.parse(${JSON.stringify(JSON.stringify(data))});`;
+}
+
 // The page's files: its scripts bundled; the modules themselves (.js) and .d.ts stay behind.
-async function packPage(src, out) {
+async function packPage(src, out, module) {
   const p = await plan();
+  module = module || path.join(out, MODULE[0].out);
+  const snapshot = fs.existsSync(module) ? await snapshotOf(module) : null;
+  // The later bundles read what causal-attention.js registers from app.js on the page: app.js
+  // must hold it (else causal-attention-later.js, loaded before the module, would find nothing).
+  const missing = BUNDLES.filter((o) => o.later && o.after.includes(MODULE[0].out))
+    .flatMap((o) => Object.keys(p.imports[o.out]))
+    .filter((m) => !p.modules['app.js'].includes(m));
+  if (missing.length) throw new Error(`app.js must hold ${missing.join(', ')}`);
   fs.mkdirSync(out, { recursive: true });
   for (const b of PAGE.filter((x) => fs.existsSync(path.join(src, x.entry))))
-    fs.writeFileSync(path.join(out, b.out), await bundle(b, p));
+    fs.writeFileSync(path.join(out, b.out), await bundle(b, p, b.out === 'app.js' && snapshot));
   copyPage(src, out);
 }
 function copyPage(from, to) {
@@ -219,7 +278,7 @@ function copyPage(from, to) {
 const args = process.argv.slice(2);
 const done =
   args[0] === '--page'
-    ? packPage(path.resolve(args[1]), path.resolve(args[2]))
+    ? packPage(path.resolve(args[1]), path.resolve(args[2]), args[3])
     : packModule(args[0], args[1], args[2]);
 done.catch((e) => {
   console.error(`pack.js: ${e.message}`);

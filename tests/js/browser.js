@@ -251,14 +251,15 @@ function browserSuite({ files = {}, headers = {}, setup = null } = {}) {
   return suite;
 }
 
-// Runs before the page's scripts: records when the first table is in the document (a widget's
-// in its shadow root), then when that frame has been painted (rAF, then a message: after style,
-// layout and paint), and which files had been asked for by then.
+// Runs before the page's scripts: records when the first stage's table is in the document (a
+// widget's in its shadow root; not the page's inputs editor, a table in index.html itself),
+// then when that frame has been painted (rAF, then a message: after style, layout and paint),
+// and which files had been loaded by then.
 /** An init script (page.addInitScript) for tests/js/paint.test.js and build-scripts/paint.js. */
 const OBSERVE_FIRST_TABLE = () => {
   const found = () => {
     const w = document.querySelector('causal-attention-demo');
-    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('table');
+    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('[data-stage] table');
   };
   const look = () => {
     if (!found()) return requestAnimationFrame(look);

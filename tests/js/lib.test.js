@@ -62,8 +62,24 @@ test("api.cost is the core's cost model: the page's budget and the 1 GiB limit r
   const book = api.cost({});
   assert.deepEqual(Object.keys(book), ['bytes', 'work', 'multiply_adds']);
   // T = 6, d_in = 3, d_out = 2, 2 heads, context_length 6: 36·30.36 + 36 + 0.18·2·36
-  assert.equal(book.work, 36 * (30 + 0.18 * 2) + 6 * 3 * 2 + 0.18 * 2 * 6 * 6);
-  assert.equal(book.multiply_adds, 4 * 6 * (6 + 3) * 2);
+  // (summed over the parts the run computes: the same count to the last few bits), plus the
+  // bonus notebook's 4 forwards, each costed as mha.attn_weights (mha below)
+  const mha = (6 * 0.4 * 36) / 17 + 2.25 * 36 * 4 + 0.015 * 36 * 2 * 2;
+  assert.ok(
+    Math.abs(book.work - (36 * (30 + 0.18 * 2) + 6 * 3 * 2 + 0.18 * 2 * 6 * 6 + 4 * mha)) < 1e-9,
+  );
+  // A run of some stages costs the parts they need (ca::run_cost's Plan): one (T, T) map for
+  // §3.3.2, nothing for the inputs, MultiHeadAttention alone for its weights.
+  assert.ok(Math.abs(api.cost({}, { stages: ['simple.attn_weights'] }).work - 2.25 * 36) < 1e-9);
+  assert.equal(api.cost({}, { stages: ['inputs'] }).work, 0);
+  assert.equal(api.cost({}, { stages: [] }).work, 0);
+  assert.ok(Math.abs(api.cost({}, { stages: ['mha.attn_weights'] }).work - mha) < 1e-9);
+  assert.ok(Math.abs(CA.budget.work({}, ['mha.attn_weights']) - mha) < 1e-9);
+  const gpt2 = api.presets.gpt2.config;
+  assert.ok(api.cost({}, { preset: 'gpt2' }).work * 18 < api.cost(gpt2).work);
+  assert.throws(() => api.cost({}, { stages: ['nope'] }), /unknown stage "nope"/);
+  assert.throws(() => api.cost({}, { stage: [] }), /unknown option "stage"/);
+  assert.equal(book.multiply_adds, 4 * 6 * (6 + 3) * 2 * (1 + 4));
   assert.equal(CA.budget.work({}), book.work);
   // A run the core refuses for its bytes costs more than 1 GiB by the same count.
   const huge = { inputs: { randn: [1024, 1] }, d_out: 128, num_heads: 128 };

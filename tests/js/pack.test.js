@@ -52,8 +52,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 21 (threads): stage-level computation (walkthrough.cpp's plan and stage shapes, +4.3 KB
 // raw code) and the parallel loops (nn.cpp +0.5 KB, attention.cpp -0.2 KB, parallel.cpp +0.1 KB):
 // +7,588 wasm bytes measured (148,766 -> 156,354 on main 7b1997c), about +2,500 gzip.
-const MODULE_GZIP_CEILING = 96800,
-  WASM_CEILING = 164300;
+// run_cost by part and api.cost's options (issue 18): wasm 164,047 -> 165,141 (+1,094), the
+// module's gzip 96,429 -> 96,866 (the page's app.js now registers what the later bundles read
+// first, causal-attention.js a little less: -118).
+const MODULE_GZIP_CEILING = 96900,
+  WASM_CEILING = 165200;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));

@@ -1,10 +1,11 @@
 // The JS API of causal-attention.js (typed in web/causal-attention.d.ts): friendly names over
 // the Embind module, which is loaded once with its promise cached. The Emscripten glue and the
 // deflated wasm come before this code in causal-attention.js (src/wasm/pack.js), as globals.
+// The page's app.js holds this code without them (its first table is the book's run, computed
+// at build time): load() adds causal-attention.js beside it first, and reads its globals.
 import { setTables } from './facts.js';
+import { later, MODULE } from './lazy.js';
 
-var factory = typeof CausalAttentionModule === 'function' ? CausalAttentionModule : null;
-var packed = typeof CAUSAL_ATTENTION_WASM === 'string' ? CAUSAL_ATTENTION_WASM : '';
 var loading = null;
 
 function freeze(o) {
@@ -224,10 +225,13 @@ function wrap(m) {
       if (r.error !== undefined) throw new Error(r.error);
       return r.text;
     },
-    // What run(config) costs, without running it (the core's one cost model, ca::run_cost):
-    // {bytes: its peak, work: its time in ~5.2 ns units, multiply_adds}.
-    cost: function (config) {
-      var r = m.cost(plainCopy(config === undefined ? {} : config, m, reader));
+    // What run(config, options) costs, without running it (the core's one cost model,
+    // ca::run_cost): {bytes: its peak, work: its time in ~5.2 ns units, multiply_adds}.
+    cost: function (config, options) {
+      var r = m.cost(
+        plainCopy(config === undefined ? {} : config, m, reader),
+        plainCopy(options === undefined ? {} : options, m, reader),
+      );
       if (r.error !== undefined) throw new Error(r.error);
       return ordinary(r);
     },
@@ -249,7 +253,7 @@ function wrap(m) {
 // The wasm ships deflated in base64 (src/wasm/pack.js): inflate it with the platform.
 function wasmBinary() {
   // A plain loop: Uint8Array.from with a callback per byte took 10-25 ms of the page's load.
-  var text = atob(packed),
+  var text = atob(CAUSAL_ATTENTION_WASM),
     bytes = new Uint8Array(text.length);
   for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   // Through in-memory streams: a Blob's stream is read through the browser process, and its
@@ -278,10 +282,11 @@ function wasmBinary() {
 /** Loads the module once; every call returns the same promise. */
 export function load() {
   if (!loading) {
-    loading = Promise.resolve() // a browser without DecompressionStream rejects, never throws
+    // a browser without DecompressionStream rejects, never throws
+    loading = (typeof CAUSAL_ATTENTION_WASM === 'string' ? Promise.resolve() : later(MODULE))
       .then(wasmBinary)
       .then(function (buffer) {
-        return factory({ wasmBinary: new Uint8Array(buffer) });
+        return CausalAttentionModule({ wasmBinary: new Uint8Array(buffer) });
       })
       .then(wrap);
   }

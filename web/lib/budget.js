@@ -8,18 +8,19 @@ import { tables } from './facts.js';
 
 var NS_PER_UNIT = 5.2;
 
-/** What config costs (api.cost: {bytes, work, multiply_adds}), or null when the core refuses
- *  it (it names the problem when it runs). Needs the module loaded (api.js). */
-function cost(config) {
+/** What config costs (api.cost: {bytes, work, multiply_adds}), computing only `stages` when
+ *  given, or null when the core refuses it (it names the problem when it runs). Needs the
+ *  module loaded (api.js). */
+function cost(config, stages) {
   try {
-    return tables.cost(config);
+    return tables.cost(config, stages ? { stages: stages } : {});
   } catch (e) {
     return null;
   }
 }
-/** The work units of a configuration (0 when the core refuses it). */
-function work(config) {
-  var c = cost(config);
+/** The work units of a configuration (of `stages` when given; 0 when the core refuses it). */
+function work(config, stages) {
+  var c = cost(config, stages);
   return c ? c.work : 0;
 }
 // A setting's default (the core's settings table).
@@ -55,10 +56,11 @@ export var budget = {
   maxWork: 1.15e8,
   cost: cost,
   work: work,
-  /** '' when the configuration is quick enough for the main thread (factor times the budget:
-   *  for a Worker), else why not: the sizes (num_heads and context_length where given). */
-  check: function (config, factor) {
-    var w = work(config);
+  /** '' when the configuration (computing only `stages` when given) is quick enough for the
+   *  main thread (factor times the budget: for a Worker), else why not: the sizes (num_heads
+   *  and context_length where given). */
+  check: function (config, factor, stages) {
+    var w = work(config, stages);
     if (!w || w <= budget.maxWork * (factor || 1)) return '';
     return (
       sizes(config) +

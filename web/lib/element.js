@@ -18,7 +18,7 @@ import { parseNumber } from './format.js';
 import { hints, watchHints } from './hints.js';
 import { LIB_LATER, preload, withLater } from './lazy.js';
 import { parse as parseJson } from './json.js';
-import { stage, update as updateStage } from './render.js';
+import { box, boxes, place } from './list.js';
 import { styleSheet } from './styles.js';
 import { el } from './dom.js';
 import { setting, settings } from './settings.js';
@@ -178,25 +178,22 @@ class CausalAttentionDemo extends (typeof HTMLElement === 'undefined' ? Object :
     this.wt = wt;
     this.buildControls(doc, wt.config, fromControls);
     var opts = { doc: doc, caption: this.getAttribute('caption') !== 'off' },
-      fragment = doc.createDocumentFragment(),
-      old = {};
-    this.tables.querySelectorAll('div.stage').forEach(function (box) {
-      old[box.dataset.stage] = box;
-    });
+      old = boxes(this.tables);
     // Bias stages exist only with qkv_bias: a chosen one that is absent is left out. A table
-    // of the same shape as before is updated in place.
-    wt.stages
-      .filter(function (s) {
-        return !ids.length || ids.indexOf(s.id) >= 0;
-      })
-      .sort(function (a, b) {
-        return ids.indexOf(a.id) - ids.indexOf(b.id);
-      })
-      .forEach(function (s) {
-        var box = old[s.id];
-        fragment.appendChild(box && updateStage(box, s, wt, opts) ? box : stage(s, wt, opts));
-      });
-    this.tables.replaceChildren(fragment);
+    // of the same shape as before is updated in place (lib/list.js, as the page's).
+    place(
+      this.tables,
+      wt.stages
+        .filter(function (s) {
+          return !ids.length || ids.indexOf(s.id) >= 0;
+        })
+        .sort(function (a, b) {
+          return ids.indexOf(a.id) - ids.indexOf(b.id);
+        })
+        .map(function (s) {
+          return box(old, s, wt, opts);
+        }),
+    );
     var picked = this.tables.querySelector('.sel'); // the explanation closes: unmark its cell
     if (picked) picked.classList.remove('sel');
     hints(this.tables);

@@ -10,7 +10,10 @@ import { image } from './pixels.js';
 var SIZE = 480; // the canvas's largest side, CSS px
 var observers = new WeakMap(); // document -> the IntersectionObserver drawing what comes into view
 var live = new Set(); // the heatmaps on screen somewhere: redrawn when the colour scheme changes
-var states = new WeakMap(); // a heatmap's box and canvas -> its state h
+// a heatmap's box and canvas -> its state h; one map for every copy of this module (the page's
+// app.js holds one, causal-attention.js another: CausalAttention.heatmap.state reads both's)
+var STATES = Symbol.for('causal-attention.heatmaps'),
+  states = globalThis[STATES] || (globalThis[STATES] = new WeakMap());
 var scheme = null; // the dark-scheme query, watched once
 
 // Draws the view (and the cursor, and a drag's rectangle) onto the visible canvas.

@@ -53,4 +53,7 @@ var ns = {
 
 if (inWorker) serve();
 else define();
+// On the page, app.js ran first and registered the modules it shares (src/wasm/pack.js): kept.
+var before = globalThis.CausalAttention;
+if (before && before.__modules) Object.defineProperty(ns, '__modules', { value: before.__modules });
 globalThis.CausalAttention = ns;

@@ -8,6 +8,9 @@
 import { scriptUrl } from './worker.js';
 
 export var LIB_LATER = 'causal-attention-later.js';
+// The module (the wasm, its glue and the library): the page's app.js loads it after its first
+// table (lib/api.js), and it registers the global CausalAttention under its file name.
+export var MODULE = 'causal-attention.js';
 var loading = {};
 
 /** The namespace of bundle `file` if it has run, else undefined. */

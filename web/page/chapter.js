@@ -1,6 +1,7 @@
 // The chapter view: the store's result as tables in their sections (stages.js), with what
 // goes between them: exercise 3.3's link after §3.6, "Why are my numbers different?" after the
 // dropout tables, §3.6's error when d_out does not divide into num_heads, and the preset's note.
+import { load } from '../lib/api.js';
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
 import { pageLater } from './later-load.js';
@@ -14,16 +15,17 @@ var doc = document,
 
 // The box under the dropout tables when dropout is on in train mode (a preset without the
 // dropout demo: none) and the function that fills it when seen or in idle time (a second run
-// and four tables were 8 ms of every edit), with why.js from app-later.js.
-function whyBox(api, res, c) {
+// and four tables were 8 ms of every edit), with why.js from app-later.js and the module (the
+// book's page paints before it is in).
+function whyBox(res, c) {
   var cfg = res.config;
   if (!cfg.train || !cfg.dropout || !byId(res).dropout_example) return null;
   if (!why) why = el(doc, 'aside', 'why');
   return [
     why,
     function () {
-      return pageLater().then(function (m) {
-        m.why.fill(why, api, res, c);
+      return Promise.all([pageLater(), load()]).then(function (m) {
+        m[0].why.fill(why, m[1], res, c);
       });
     },
   ];
@@ -79,7 +81,8 @@ function bookOnly() {
   });
 }
 
-/** Renders state s (its result, config, preset, torch) with module api. */
+/** Renders state s (its result, config, preset, torch) with the core's tables `api` (the
+ *  module, or before it the book's snapshot: page/book.js). */
 export function render(api, s) {
   var res = s.result,
     has = {},
@@ -89,7 +92,7 @@ export function render(api, s) {
     has[stageInfo(st.id).section] = true;
   });
   if (has.mha && !s.preset) extra.mha = [exercise || (exercise = exerciseLink())];
-  var box = whyBox(api, res, s.config);
+  var box = whyBox(res, s.config);
   if (box && has.s4) {
     extra.s4 = [box[0]];
     later.push(box);

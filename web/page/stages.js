@@ -9,6 +9,7 @@ import { info as stageInfo } from '../lib/facts.js';
 import { flush as flushThumbs } from '../lib/heads.js';
 import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
+import { box as listBox, boxes, place } from '../lib/list.js';
 import { stage as stageBox, update as updateStage } from '../lib/render.js';
 import { isBig } from '../lib/slices.js';
 
@@ -95,13 +96,10 @@ export function build(api) {
  *  first, above the sections. Sections left without stages are hidden. */
 export function show(res, opts, extra, later, first) {
   var lists = {},
-    old = {},
+    old = boxes(main),
     cells = 0,
     built = 0,
     top = first || [];
-  main.querySelectorAll('div.stage[data-stage]').forEach(function (box) {
-    old[box.dataset.stage] = box;
-  });
   var order = res.stages.filter(function (s) {
     return top.indexOf(s.id) >= 0;
   });
@@ -111,22 +109,27 @@ export function show(res, opts, extra, later, first) {
     }),
   );
   order.forEach(function (s) {
-    var box = old[s.id],
-      section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
-    delete old[s.id];
-    if (box && !onScreen.get(box) && box.dataset.shape === s.shape.join())
-      pending.set(box, [s, res, opts]); // off screen: later
-    else if (!box || !updateStage(box, s, res, opts)) {
-      if (box) seen.unobserve(box);
+    var section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
+    var box = listBox(old, s, res, opts, {
+      // off screen with the same shape: updated when seen or in idle time
+      wait: function (b) {
+        var later = !onScreen.get(b) && b.dataset.shape === s.shape.join();
+        if (later) pending.set(b, [s, res, opts]);
+        return later;
+      },
       // New boxes past the first screen or two of cells start empty: built when needed.
-      cells += isBig(s) ? 1024 : s.data.length;
-      box =
-        (box && onScreen.get(box)) || (cells < FIRST_CELLS && built++ < FIRST_BOXES)
-          ? stageBox(s, res, opts)
-          : placeholder(s, res, opts);
-      box.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
-      seen.observe(box);
-    }
+      make: function (b) {
+        if (b) seen.unobserve(b);
+        cells += isBig(s) ? 1024 : s.data.length;
+        var made =
+          (b && onScreen.get(b)) || (cells < FIRST_CELLS && built++ < FIRST_BOXES)
+            ? stageBox(s, res, opts)
+            : placeholder(s, res, opts);
+        made.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
+        seen.observe(made);
+        return made;
+      },
+    });
     (lists[section] || (lists[section] = [])).push(box);
   });
   Object.keys(old).forEach(function (id) {
@@ -140,17 +143,10 @@ export function show(res, opts, extra, later, first) {
     seen.observe(l[0]);
   });
   lazy(lists);
-  // A section's boxes are moved only when its list changed (moving a box loses focus).
+  // A section's boxes are moved only when its list changed (lib/list.js).
   main.querySelectorAll('[data-section]').forEach(function (d) {
-    var want = lists[d.dataset.section] || [],
-      have = d.children;
-    if (
-      want.length !== have.length ||
-      want.some(function (box, k) {
-        return have[k] !== box;
-      })
-    )
-      d.replaceChildren.apply(d, want);
+    var want = lists[d.dataset.section] || [];
+    place(d, want);
     if (d.parentNode.tagName === 'SECTION') d.parentNode.hidden = !want.length;
   });
   hintsAfterFrame();

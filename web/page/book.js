@@ -1,0 +1,64 @@
+// The book's page without the module: the core's tables and the book's run, computed by the
+// module itself at build time (src/wasm/pack.js writes page/snapshot.js into app.js), each
+// stage's float32 bits as computed. The page paints its first tables from them and loads
+// causal-attention.js (the wasm) after, for edits; only the book's exact configuration (no key
+// in the hash but a stage, a section or lecture mode) is shown from them.
+import { setTables } from '../lib/facts.js';
+import { snapshot } from './snapshot.js';
+
+var decoded = null;
+
+// base64 of a Float32Array's bytes (little-endian, as written) back into one.
+function floats(text) {
+  var raw = atob(text),
+    bytes = new Uint8Array(raw.length);
+  for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return new Float32Array(bytes.buffer);
+}
+
+// A setting as the module has it: its seeds' ranges written as {bigint: text} (src/wasm/pack.js).
+function setting(st) {
+  var out = {};
+  Object.keys(st).forEach(function (k) {
+    var v = st[k];
+    out[k] = v && typeof v === 'object' && typeof v.bigint === 'string' ? BigInt(v.bigint) : v;
+  });
+  return out;
+}
+
+/** {known, result}: the module's tables as url.read, stages.build and form.show read them
+ *  (stageIds, stages, sections, limits, defaults, settings, presets; facts.js is filled with
+ *  them), and the book's walkthrough as api.run({}) returns it; null when the page was built
+ *  without the module. */
+export function book() {
+  if (!snapshot) return null;
+  if (!decoded) {
+    var s = snapshot,
+      settings = s.settings.map(setting),
+      known = {
+        stageIds: s.stageIds,
+        stages: s.stages,
+        sections: s.sections,
+        limits: s.limits,
+        defaults: s.defaults,
+        settings: settings,
+        presets: s.presets,
+      };
+    setTables(s, s.presets, settings, null); // the cost model arrives with the module
+    decoded = {
+      known: known,
+      result: {
+        config: s.result.config,
+        stages: s.result.stages.map(function (st) {
+          return Object.assign({}, st, { data: floats(st.data) });
+        }),
+      },
+    };
+  }
+  return decoded;
+}
+
+/** Whether state `next` (page/url.js's read) is the book's exact configuration. */
+export function isBook(next) {
+  return !next.preset && Object.keys(next.config).length === 0;
+}
