@@ -536,17 +536,22 @@ const std::vector<SectionInfo> kSections = {
     {"bonus-qkv", "B.3", "An alternative multi-head attention with combined weights",
      "Bonus: other implementations of §3.6.2's module. One nn.Linear(d_in, 3·d_out) makes "
      "queries, keys and values in one product; with the same seed it draws §3.6.2's weights "
-     "and computes its numbers bit for bit."},
+     "and computes its numbers bit for bit. One product instead of three reads the inputs "
+     "once: the same arithmetic, a little less memory traffic (docs/bonus.md has the times)."},
     {"bonus-einsum", "B.4", "Multi-head attention with Einsum",
      "torch.einsum for every product. Its own initialisation gives other weights; given "
-     "§3.6.2's, it computes the same bits."},
+     "§3.6.2's, it computes the same bits. einsum permutes its operands into the same bmm: "
+     "the same arithmetic, plus the permutations' copies."},
     {"bonus-flash", "B.5", "PyTorch's scaled dot product attention and FlashAttention",
      "scaled_dot_product_attention (PyTorch 2.0+) never holds the T × T weights: it walks the "
      "keys in blocks with a running max and sum. Written out here; it differs from the plain "
-     "softmax by rounding only."},
+     "softmax by rounding only. No T × T tensor is written and read back, and key blocks after "
+     "the diagonal are skipped: less memory traffic, the same products."},
     {"bonus-torchmha", "B.7", "Using PyTorch's torch.nn.MultiheadAttention",
      "PyTorch's own module, wrapped as the notebook does (it needs d_in = d_out and no "
-     "qkv_bias). Given §3.6.2's weights it scales the queries before the product."},
+     "qkv_bias). Given §3.6.2's weights it scales the queries before the product. Slower: it "
+     "also averages the T × T weights over the heads, and the wrapper adds a second "
+     "projection."},
 };
 
 }  // namespace
