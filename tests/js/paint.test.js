@@ -31,8 +31,10 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // the library's modules it needs, the page and the snapshot; index.html, style.css). The
 // widget: the wasm's run_cost by part and cost's options +1,094 B raw (+555 gzip), the
 // registry's JS -118: 97,746 -> 98,205 (ceiling 97,900 -> 98,300).
-const PAGE_CEILING = 44000,
-  WIDGET_CEILING = 98300;
+// Issue 23's bonus sections: the book's snapshot and the tables in app.js (page 48,608), the
+// module (widget 109,662).
+const PAGE_CEILING = 48700,
+  WIDGET_CEILING = 109700;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
