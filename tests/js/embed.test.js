@@ -280,7 +280,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   assert.equal(controlled.length, 14); // query_token … num_heads
   await page.locator('#w input[name=qkv_bias]').check();
   await page.waitForFunction(
-    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 72,
+    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 94, // 72 + 22 of the bonus notebook (no nn.MultiheadAttention with qkv_bias)
   );
   await set('controls', 'compact');
   await page.waitForFunction(
