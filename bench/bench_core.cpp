@@ -6,6 +6,8 @@
 #include "config_json.hpp"
 #include "generator.hpp"
 #include "kernels.hpp"
+#include "kv_cache.hpp"
+#include "nn.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -93,5 +95,45 @@ BENCHMARK(BM_Softmax)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+// Generating T tokens one at a time with MultiHeadAttention (d_in = d_out = 64, 4 heads, the
+// batch of 2): with the KV cache (kv_cache.hpp), against recomputing the prefix at every step
+// (the module run on tokens 0..t, its last row kept), as generation without a cache does.
+// Counters: the multiply-adds each way (docs/bonus.md), exact.
+void BM_Generate(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0)), d = 64, H = 4;
+  const bool cached = state.range(1) != 0;
+  ca::Generator gen;
+  gen.manual_seed(1);
+  const ca::Tensor x = ca::randn({2, T, d}, gen);
+  gen.manual_seed(123);
+  ca::MultiHeadAttention mha(d, d, T, 0.0, H, false, gen);
+  mha.training = false;
+  ca::KvKeep none;
+  none.queries = none.cache = none.scores = none.weights = none.context_vec = false;
+  for (auto _ : state) {
+    if (cached) {
+      benchmark::DoNotOptimize(ca::generate_with_cache(mha, x, none).context_vecs);
+      continue;
+    }
+    for (int t = 0; t < T; ++t) {
+      ca::Tensor prefix({2, t + 1, d});
+      for (int b = 0; b < 2; ++b)
+        std::copy_n(x.data.begin() + static_cast<std::ptrdiff_t>(b) * T * d, (t + 1) * d,
+                    prefix.data.begin() + static_cast<std::ptrdiff_t>(b) * (t + 1) * d);
+      benchmark::DoNotOptimize(mha.forward(prefix, gen));
+    }
+  }
+  double macs = 0;
+  for (int n = 1; n <= T; ++n) macs += 2.0 * (3 * d * d + 2 * n * d + d * d) * (cached ? 1 : n);
+  state.counters["multiply_adds"] = macs;
+  state.SetLabel(cached ? "KV cache" : "recomputing the prefix");
+}
+BENCHMARK(BM_Generate)
+    ->Args({32, 1})
+    ->Args({32, 0})
+    ->Args({256, 1})
+    ->Args({256, 0})
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -80,6 +80,18 @@ const VIEWS = [
   { name: 'bonus-flash', hash: '#stage=flash.running_max' },
   { name: 'bonus-torchmha', hash: '#inputs=randn:6,8:1&d_out=8&stage=torchmha.attn_weights' },
   { name: 'bonus-lecture', hash: '#stage=flash.difference&lecture' },
+  // Issue 23's KV cache: its section at the last step, at step 2 (the slider), and a slide.
+  { name: 'kv', hash: '#stage=kv.cache_k' },
+  {
+    name: 'kv-step2',
+    hash: '#stage=kv.attn_weights',
+    before: (page) =>
+      page.$eval('.kv-steps input', (i) => {
+        i.value = 2;
+        i.dispatchEvent(new Event('input'));
+      }),
+  },
+  { name: 'lecture-kv', hash: '#stage=kv.attn_weights&lecture' },
 ];
 function views() {
   return VIEWS.flatMap((v) =>

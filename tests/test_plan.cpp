@@ -48,6 +48,9 @@ double module_floats(const std::string& id, const ca::Config& c) {
   if (id.rfind("ca.", 0) == 0) return weights;
   if (id == "mhaw.context_vecs") return H * (weights + B * attention + B * T * d);  // + cat's
   if (id.rfind("mhaw.", 0) == 0) return H * weights;
+  // The cached generation: the module, its cache (B, T, d) of keys, values and queries, the
+  // context before out_proj, and each step's one-token projections.
+  if (id.rfind("kv.", 0) == 0) return weights + d * d + d + B * 8 * T * d + 4 * T;
   if (id.rfind("mha.", 0) == 0) return weights + d * d + d + B * (3 * T * d + 3 * H * T * T);
   // The bonus notebook's modules: its own and a copy's weights, §3.6.2's and a fresh one for the
   // copied stages, one forward; the blocked pass's running max and sum.

@@ -20,7 +20,7 @@ std::vector<std::string> ids_of(const ca::Walkthrough& w) {
 // The size an axis stands for in a configuration, or -1 for an axis this test does not know.
 int axis_size(const std::string& axis, const ca::Walkthrough& w) {
   const ca::Config& c = w.config;
-  if (axis == "tok") return c.num_tokens();
+  if (axis == "tok" || axis == "step") return c.num_tokens();  // one step per token
   if (axis == "in") return c.d_in();
   if (axis == "out") return c.d_out;
   if (axis == "hd") return c.d_out / c.num_heads;    // MultiHeadAttention's head_dim
@@ -79,7 +79,10 @@ TEST_CASE("axes, kinds and flags agree with the tensors", "[stages]") {
     if (rank == 1) CHECK((info.rows == std::string("bias") || info.rows == std::string()));
     // qkv bias stages are one row, or one row per head; out_proj's bias is always there.
     if (info.bias) CHECK((info.rows == std::string("bias") || info.rows == std::string("head")));
-    if (info.causal) CHECK(info.rows + std::string(info.cols) == "toktok");
+    // Causal: the cells after the diagonal are a query's future (a step's not-yet-cached keys).
+    if (info.causal)
+      CHECK((info.rows + std::string(info.cols) == "toktok" ||
+             info.rows + std::string(info.cols) == "steptok"));
     if (*info.dropout) {
       const ca::StageInfo* pattern = ca::find_stage(info.dropout);
       REQUIRE(pattern != nullptr);
@@ -199,7 +202,7 @@ TEST_CASE(
     }
   }
   CHECK(sliced == 30);
-  CHECK(whole == 55);
+  CHECK(whole == 73);  // 18 of them the KV cache section's
   const std::vector<ca::Operand> scores = ca::operands(*ca::find_stage("attn_scores"));
   REQUIRE(scores.size() == 2);
   CHECK(scores[0].id == "queries");

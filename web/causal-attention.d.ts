@@ -108,7 +108,8 @@ export type Part =
   | 'qkv'
   | 'einsum'
   | 'flash'
-  | 'torchmha';
+  | 'torchmha'
+  | 'kv';
 
 /** A stage that another reads: element [i, j] reads its row (`axis` 'row') or column ('col')
  *  number i or j (`index`); both '' when it is read whole (or in a way no row or column says:
@@ -244,7 +245,9 @@ export type StageId =
   | 'flash.difference'
   | 'torchmha.in_proj_weight' | 'torchmha.out_proj.weight' | 'torchmha.proj.weight'
   | 'torchmha.proj.bias' | 'torchmha.context_vecs' | 'torchmha.attn_weights'
-  | 'torchmha.copied.context_vecs';
+  | 'torchmha.copied.context_vecs'
+  | 'kv.queries' | 'kv.cache_k' | 'kv.cache_v' | 'kv.mask' | 'kv.attn_scores' | 'kv.attn_weights'
+  | 'kv.context_vec' | 'kv.context_vecs';
 
 export interface RunOptions {
   /** Compute only what these stages need and return only them (walkthrough order; [] returns

@@ -157,7 +157,14 @@ function slide(wt, id, step, torch) {
     })[0];
   var top = el(doc, 'div', 'lh');
   el(doc, 'span', 'lc', k + 1 + ' / ' + all.length, top);
-  el(doc, 'span', 'ls', '§' + section.number + ' ' + section.title, top);
+  // §3.5.1 in the chapter; past it, the repository's folder (ch04/03) as it is
+  el(
+    doc,
+    'span',
+    'ls',
+    (/^\d/.test(section.number) ? '§' : '') + section.number + ' ' + section.title,
+    top,
+  );
   var nav = el(doc, 'span', 'ln', undefined, top);
   [
     ['prev', '← Previous'],

@@ -200,7 +200,7 @@ FlashTrace flash_attention(const Tensor& qkv, int H, int block, bool scale) {
 
 std::string part_error(Part part, const Config& c) {
   if (part != Part::Mha && part != Part::Qkv && part != Part::Einsum && part != Part::TorchMha &&
-      part != Part::Flash)
+      part != Part::Flash && !needs_mha(part))
     return "";
   if (std::string e = mha_error(c); !e.empty()) return e;
   if (part != Part::TorchMha) return "";

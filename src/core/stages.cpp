@@ -315,7 +315,7 @@ const std::vector<StageInfo> kStages = {
      "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
      false, "out_proj mixes the heads' columns: the module's output."},
     // The bonus notebook's implementations (bonus.hpp, docs/bonus.md), after the chapter.
-    // B.3 MultiHeadAttentionCombinedQKV
+    // ch03/02.3 MultiHeadAttentionCombinedQKV
     {"qkv.weight", "bonus-qkv", P::Qkv, "", "Combined query, key and value weights",
      "torch.manual_seed({seed_class}); mha_combined_qkv = MultiHeadAttentionCombinedQKV("
      "d_in={d_in}, d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
@@ -347,7 +347,7 @@ const std::vector<StageInfo> kStages = {
      false,
      "Without qkv_bias, mha.context_vecs bit for bit. (The notebook's last view uses embed_dim, "
      "d_in: it runs only when d_in = d_out. This one views to d_out, as §3.6.2.)"},
-    // B.4 MHAEinsum
+    // ch03/02.4 MHAEinsum
     {"einsum.W_query", "bonus-einsum", P::Einsum, "", "Query weights of MHAEinsum (d_in × d_out)",
      "torch.manual_seed({seed_class}); mha_einsum = MHAEinsum(d_in={d_in}, d_out={d_out}, "
      "context_length={context_length}, dropout={class_dropout}, num_heads={num_heads}, "
@@ -410,7 +410,7 @@ const std::vector<StageInfo> kStages = {
      "tok", "out", K::Values, false, "", false,
      "Given §3.6.2's weights (transposed: einsum's are d_in × d_out), MHAEinsum computes "
      "mha.context_vecs bit for bit, biases included (in eval mode or without dropout)."},
-    // B.5 and B.6 scaled_dot_product_attention: the blocked pass, written out
+    // ch03/02.5 and ch03/02.6 scaled_dot_product_attention: the blocked pass, written out
     {"flash.running_max", "bonus-flash", P::Flash, "qkv.qkv", "Running max after each key block",
      "torch.manual_seed({seed_class}); mha_flash = MHAPyTorchScaledDotProduct(d_in={d_in}, "
      "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
@@ -443,7 +443,7 @@ const std::vector<StageInfo> kStages = {
      "tok", "out", K::Values, false, "", false,
      "Rounding only: the exponentials are taken against a max that later grows and are "
      "rescaled, and the division comes after the product. A few units in the last place."},
-    // B.7 and B.8 nn.MultiheadAttention
+    // ch03/02.7 and ch03/02.8 nn.MultiheadAttention
     {"torchmha.in_proj_weight", "bonus-torchmha", P::TorchMha, "",
      "in_proj_weight of nn.MultiheadAttention",
      "torch.manual_seed({seed_class}); mha_pytorch_class = MHAPyTorchClass(d_in={d_in}, "
@@ -500,6 +500,69 @@ const std::vector<StageInfo> kStages = {
      "PyTorch divides the queries by √head_dim before the product, (q/√hd)·k, where the chapter "
      "divides the scores, (q·k)/√hd: the same bits when √head_dim is a power of two (head_dim "
      "1, 4, 16, 64), a last bit apart otherwise."},
+    // Beyond the chapter: rasbt/LLMs-from-scratch ch04/03_kv-cache (kv_cache.hpp). The batch
+    // fed one token per step, every step's rows stacked: "step" rows are step t's new row.
+    {"kv.queries", "kv", P::Kv, "batch mha.W_query mha.b_query", "Each step's new query",
+     "torch.manual_seed({seed_class}); kv = MultiHeadAttention({d_in}, {d_out}, "
+     "{context_length}, 0.0, num_heads={num_heads}{ca_bias}).eval()  # generating: no dropout\n"
+     "steps = [batch[:, t:t + 1] for t in range({T})]  # step t feeds token t alone\n"
+     "q_new = [kv.W_query(x).view(2, 1, {num_heads}, {head_dim}).transpose(1, 2) for x in steps]\n"
+     "kv_queries = torch.cat(q_new, dim=2)  # row t: step t's query",
+     "step", "hd", K::Values, false, "", false,
+     "Step t projects token t alone. A query is used at its own step only: never cached."},
+    {"kv.cache_k", "kv", P::Kv, "batch mha.W_key mha.b_key", "The cache of keys",
+     "cache_k, k_steps = None, []\n"
+     "for x in steps:  # torch.cat appends the new token's key: tokens 0..t after step t\n"
+     "    keys_new = kv.W_key(x).view(2, 1, {num_heads}, {head_dim})\n"
+     "    cache_k = keys_new if cache_k is None else torch.cat([cache_k, keys_new], dim=1)\n"
+     "    k_steps.append(cache_k.transpose(1, 2))\n"
+     "cache_k = k_steps[-1]  # after the last step",
+     "tok", "hd", K::Values, false, "", false,
+     "Step t appends token t's key: the cache then holds tokens 0 to t, none computed twice."},
+    {"kv.cache_v", "kv", P::Kv, "batch mha.W_value mha.b_value", "The cache of values",
+     "cache_v, v_steps = None, []\n"
+     "for x in steps:\n"
+     "    values_new = kv.W_value(x).view(2, 1, {num_heads}, {head_dim})\n"
+     "    cache_v = values_new if cache_v is None else torch.cat([cache_v, values_new], dim=1)\n"
+     "    v_steps.append(cache_v.transpose(1, 2))\n"
+     "cache_v = v_steps[-1]  # after the last step",
+     "tok", "hd", K::Values, false, "", false,
+     "The values grow the same way: 2 · tokens · d_out numbers a sequence, with the keys."},
+    {"kv.mask", "kv", P::Kv, "", "The mask's row at each step",
+     "mask_rows = [kv.mask.bool()[t:t + 1, :t + 1] for t in range({T})]  # step t's slice\n"
+     "kv_mask = torch.cat([torch.nn.functional.pad(m, (0, {T} - 1 - t)) "
+     "for t, m in enumerate(mask_rows)])",
+     "step", "tok", K::Mask, true, "", false,
+     "Row t of the causal mask up to the newest key: all 0. The new token is the last one, "
+     "there is no future to hide."},
+    {"kv.attn_scores", "kv", P::Kv, "kv.queries kv.cache_k kv.mask",
+     "The new row of scores at each step",
+     "s_steps = [q @ keys.transpose(2, 3) for q, keys in zip(q_new, k_steps)]  # (2, H, 1, t + 1)\n"
+     "for s, m in zip(s_steps, mask_rows): s.masked_fill_(m, -torch.inf)  # fills nothing\n"
+     "kv_attn_scores = torch.cat([torch.nn.functional.pad(s, (0, {T} - 1 - t), "
+     "value=-torch.inf) for t, s in enumerate(s_steps)], dim=2)",
+     "step", "tok", K::Scores, true, "", false,
+     "One query against the t + 1 cached keys. Padded with −∞ where no key existed yet, the "
+     "rows equal mha.attn_scores."},
+    {"kv.attn_weights", "kv", P::Kv, "kv.attn_scores", "The new row of weights at each step",
+     "w_steps = [torch.softmax(s{scaled}, dim=-1) for s, keys in zip(s_steps, k_steps)]\n"
+     "kv_attn_weights = torch.cat([torch.nn.functional.pad(w, (0, {T} - 1 - t)) "
+     "for t, w in enumerate(w_steps)], dim=2)",
+     "step", "tok", K::Probabilities, true, "", false,
+     "A softmax over t + 1 scores. From T = 8 on, ATen sums rows of 3 to 7 in order, mha's "
+     "padded rows in 8 lanes: steps 2 to 6 may differ in the last bit."},
+    {"kv.context_vec", "kv", P::Kv, "kv.attn_weights kv.cache_v",
+     "The new context row at each step, heads side by side",
+     "c_steps = [(w @ v).transpose(1, 2).contiguous().view(2, 1, {d_out}) "
+     "for w, v in zip(w_steps, v_steps)]\n"
+     "kv_context_vec = torch.cat(c_steps, dim=1)",
+     "step", "out", K::Values, false, "", false,
+     "The weights mix the t + 1 cached values: one row of d_out per step."},
+    {"kv.context_vecs", "kv", P::Kv, "kv.context_vec mha.out_proj.weight mha.out_proj.bias",
+     "Every step's output, stacked",
+     "kv_context_vecs = torch.cat([kv.out_proj(c) for c in c_steps], dim=1)  # vs mha(batch)",
+     "step", "out", K::Values, false, "", false,
+     "out_proj of each step's row: mha(batch)'s row t, without recomputing tokens 0 to t − 1."},
 };
 
 // The book's section numbers and titles; each intro in our words.
@@ -533,25 +596,31 @@ const std::vector<SectionInfo> kSections = {
      "One wide projection split into heads by view and transpose: the heads run as one batched "
      "product, then out_proj mixes them."},
     // The bonus notebook (mha-implementations.ipynb), numbered after its headings.
-    {"bonus-qkv", "B.3", "An alternative multi-head attention with combined weights",
-     "Bonus: other implementations of §3.6.2's module. One nn.Linear(d_in, 3·d_out) makes "
+    {"bonus-qkv", "ch03/02.3", "An alternative multi-head attention with combined weights",
+     "Beyond the chapter (the book's ch03/02_bonus_efficient-multihead-attention): other "
+     "implementations of §3.6.2's module. One nn.Linear(d_in, 3·d_out) makes "
      "queries, keys and values in one product; with the same seed it draws §3.6.2's weights "
      "and computes its numbers bit for bit. One product instead of three reads the inputs "
      "once: the same arithmetic, a little less memory traffic (docs/bonus.md has the times)."},
-    {"bonus-einsum", "B.4", "Multi-head attention with Einsum",
+    {"bonus-einsum", "ch03/02.4", "Multi-head attention with Einsum",
      "torch.einsum for every product. Its own initialisation gives other weights; given "
      "§3.6.2's, it computes the same bits. einsum permutes its operands into the same bmm: "
      "the same arithmetic, plus the permutations' copies."},
-    {"bonus-flash", "B.5", "PyTorch's scaled dot product attention and FlashAttention",
+    {"bonus-flash", "ch03/02.5", "PyTorch's scaled dot product attention and FlashAttention",
      "scaled_dot_product_attention (PyTorch 2.0+) never holds the T × T weights: it walks the "
      "keys in blocks with a running max and sum. Written out here; it differs from the plain "
      "softmax by rounding only. No T × T tensor is written and read back, and key blocks after "
      "the diagonal are skipped: less memory traffic, the same products."},
-    {"bonus-torchmha", "B.7", "Using PyTorch's torch.nn.MultiheadAttention",
+    {"bonus-torchmha", "ch03/02.7", "Using PyTorch's torch.nn.MultiheadAttention",
      "PyTorch's own module, wrapped as the notebook does (it needs d_in = d_out and no "
      "qkv_bias). Given §3.6.2's weights it scales the queries before the product. Slower: it "
      "also averages the T × T weights over the heads, and the wrapper adds a second "
      "projection."},
+    {"kv", "ch04/03", "Generating with a KV cache",
+     "Beyond the chapter (the book's ch04/03_kv-cache): a model generates one token at a time. "
+     "With a cache, each step computes the new token's query, key and value only, keeps every "
+     "key and value, and computes one new row of attention: the rows of the full causal pass, "
+     "without recomputing the earlier ones. Eval mode: no dropout."},
 };
 
 }  // namespace
@@ -583,8 +652,8 @@ const char* to_string(StageKind kind) {
 }
 
 const char* to_string(Part part) {
-  static const char* const kNames[kParts] = {"inputs", "simple", "v1",     "sa",    "wrapper",
-                                             "mha",    "qkv",    "einsum", "flash", "torchmha"};
+  static const char* const kNames[kParts] = {
+      "inputs", "simple", "v1", "sa", "wrapper", "mha", "qkv", "einsum", "flash", "torchmha", "kv"};
   return kNames[static_cast<int>(part)];
 }
 

@@ -23,13 +23,16 @@ enum class StageKind {
 
 // The parts of the program that run on demand (walkthrough.cpp), each from the inputs alone:
 // asking for a stage runs its part only. Inputs, the part of that one stage, always runs.
-// Qkv to TorchMha: the bonus notebook's implementations (bonus.hpp), after the chapter.
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Qkv, Einsum, Flash, TorchMha };
-constexpr int kParts = 10;
+// Qkv to TorchMha: the bonus notebook's implementations (bonus.hpp), Kv: ch04/03 (kv_cache.hpp).
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Qkv, Einsum, Flash, TorchMha, Kv };
+constexpr int kParts = 11;
+// Whether the part builds a MultiHeadAttention (skipped when num_heads does not divide d_out).
+constexpr bool needs_mha(Part p) { return p == Part::Mha || p == Part::Kv; }
 
-// Axis labels: "tok" token labels, "in"/"out"/"dim" feature indices, "sum" one column of sums,
-// "bias" the single row of a bias, "" a single unlabelled row. Leading dimensions are implicit: 3-D
-// stages are (batch, rows, cols), 4-D ones (batch, head, rows, cols).
+// Axis labels: "tok" token labels, "step" a generation step (row t: step t's new row),
+// "in"/"out"/"dim" feature indices, "sum" one column of sums, "bias" the single row of a bias, "" a
+// single unlabelled row. Leading dimensions are implicit: 3-D stages are (batch, rows, cols), 4-D
+// ones (batch, head, rows, cols).
 struct StageInfo {
   const char* id;       // e.g. "attn_weights_causal"
   const char* section;  // a SectionInfo id
@@ -65,7 +68,7 @@ const std::vector<SectionInfo>& section_table();
 const StageInfo* find_stage(std::string_view id);
 
 const char* to_string(StageKind kind);
-const char* to_string(Part part);  // "inputs", "simple", ..., "mha", "qkv", "einsum", ...
+const char* to_string(Part part);  // "inputs", "simple", ..., "mha", "qkv", ..., "kv"
 
 // One operand of a stage: `axis` "row" or "col" and `index` 'i' or 'j' (element [i, j]'s row
 // or column), or "" and 0 for a stage read whole.

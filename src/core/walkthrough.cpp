@@ -1,12 +1,15 @@
 #include "walkthrough.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <iterator>
 #include <stdexcept>
 #include <string_view>
 
 #include "attention.hpp"
 #include "bonus.hpp"
+#include "kv_cache.hpp"
 #include "nn.hpp"
 #include "parallel.hpp"
 #include "reduce.hpp"
@@ -532,6 +535,45 @@ void torchmha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
   }
 }
 
+// Whether a run needs the cached generation itself (kv.mask alone does not).
+template <typename Plan>
+bool kv_generates(const Plan& p) {
+  for (const char* id : {"kv.queries", "kv.cache_k", "kv.cache_v", "kv.attn_scores",
+                         "kv.attn_weights", "kv.context_vec", "kv.context_vecs"})
+    if (p.needs(id)) return true;
+  return false;
+}
+
+// Beyond the chapter: the same module (same seed, eval mode) generating one token per step with
+// a KV cache; one pass (generate_with_cache) that holds the stacked tensors asked for only.
+void kv_part(Builder& out, const Config& c, Generator& gen, int d_in) {
+  static const char* const kIds[] = {"kv.queries",     "kv.cache_k",     "kv.cache_v",
+                                     "kv.mask",        "kv.attn_scores", "kv.attn_weights",
+                                     "kv.context_vec", "kv.context_vecs"};
+  KvKeep keep;
+  keep.queries = out.keeps(kIds[0]);
+  keep.cache = out.keeps(kIds[1]) || out.keeps(kIds[2]);
+  keep.scores = out.keeps(kIds[4]);
+  keep.weights = out.keeps(kIds[5]);
+  keep.context_vec = out.keeps(kIds[6]);
+  KvTrace t;
+  if (kv_generates(out)) {
+    gen.manual_seed(c.seed_class);
+    MultiHeadAttention kv(d_in, c.d_out, c.context_length, 0.0, c.num_heads, c.qkv_bias, gen);
+    kv.training = false;
+    kv.scale = c.scale;
+    t = generate_with_cache(kv, out.get("batch"), keep);
+  }
+  // In the table's order, those kept (the mask: needed, it is cheap); the plan's final filter
+  // drops what was only needed.
+  Tensor mask;
+  if (out.needs(kIds[3])) mask = kv_mask_rows(c.num_tokens());
+  Tensor* tensors[] = {&t.queries,     &t.cache_k,      &t.cache_v,     &mask,
+                       &t.attn_scores, &t.attn_weights, &t.context_vec, &t.context_vecs};
+  for (int k = 0; k < 8; ++k)
+    if (k == 3 ? out.needs(kIds[k]) : out.keeps(kIds[k])) out.add(kIds[k], std::move(*tensors[k]));
+}
+
 // The mha intermediates MultiHeadAttention::trace computes inside its fused pass: held only
 // when kept (a kept split head holds all three).
 bool fused(std::string_view id) {
@@ -544,7 +586,7 @@ std::vector<int> shape_of(const Config& c, const StageInfo& s) {
   const std::string_view id = s.id;
   const int T = c.num_tokens(), H = c.num_heads;
   const auto size = [&](std::string_view axis) {  // the table's axes (stages.hpp)
-    if (axis == "tok") return T;
+    if (axis == "tok" || axis == "step") return T;
     if (axis == "in") return c.d_in();
     if (axis == "out") return c.d_out;
     if (axis == "hd") return c.d_out / H;
@@ -555,16 +597,20 @@ std::vector<int> shape_of(const Config& c, const StageInfo& s) {
     return 1;  // "sum", "bias", "": one row or column
   };
   std::vector<int> shape;  // leading dimensions: the batch of two, heads
-  if (s.part > Part::Mha) {
+  const bool bonus = s.part > Part::Mha && s.part < Part::Kv;
+  const bool kv = s.part == Part::Kv && id != "kv.mask",  // (2, ...), 4-D but the context
+      kv_heads = kv && id != "kv.context_vec" && id != "kv.context_vecs";
+  if (bonus) {
     const int lead = bonus_leading(id);
     if (lead >= 1) shape.push_back(2);
     if (lead == 2) shape.push_back(H);
-  } else if (id == "batch" || id == "context_vecs" || id == "mhaw.context_vecs" ||
-             id == "mha.context_vec" || id == "mha.context_vecs" || fused(id))
-    shape.push_back(2);
-  if (s.part <= Part::Mha &&
-      (fused(id) || id == "mhaw.W_query" || id == "mhaw.W_key" || id == "mhaw.W_value"))
-    shape.push_back(H);
+  } else {
+    if (id == "batch" || id == "context_vecs" || id == "mhaw.context_vecs" ||
+        id == "mha.context_vec" || id == "mha.context_vecs" || fused(id) || kv)
+      shape.push_back(2);
+    if (fused(id) || kv_heads || id == "mhaw.W_query" || id == "mhaw.W_key" || id == "mhaw.W_value")
+      shape.push_back(H);
+  }
   if (*s.rows != '\0' && std::string_view(s.rows) != "bias") shape.push_back(size(s.rows));
   if (*s.cols != '\0') shape.push_back(size(s.cols));
   return shape;
@@ -582,7 +628,11 @@ std::vector<int> stage_shape(const Config& config, std::string_view id) {
 // buffers only while it runs, so the peak is the stages computed plus the largest step's
 // buffers. Shapes as the parts above make them: B = 2 (the batch), heads split over
 // parallel_workers, each worker with its own (T, T) scores and weights.
-std::size_t run_bytes(const Config& config, const std::vector<std::string>& wanted) {
+namespace {
+
+// run_bytes in a double: 32-bit WebAssembly's size_t ends at 4 GiB, and a configuration
+// within every limit can ask for more (T = 1024 with 128 heads: 4.3 GiB).
+double bytes_needed(const Config& config, const std::vector<std::string>& wanted) {
   const Config c = resolve(config);
   const Plan plan(wanted);
   const bool mha_ok = mha_error(c).empty();
@@ -590,7 +640,9 @@ std::size_t run_bytes(const Config& config, const std::vector<std::string>& want
                Dd = D * d, Td = T * d;
   double kept = 5 * T * D, buffers = 0;  // the inputs' PyTorch line: ~16 bytes a number
   for (const StageInfo& s : stage_table()) {
-    if (!(fused(s.id) ? plan.keeps(s.id) : plan.needs(s.id))) continue;
+    const bool one_pass =
+        fused(s.id) || (s.part == Part::Kv && std::string_view(s.id) != "kv.mask");
+    if (!(one_pass ? plan.keeps(s.id) : plan.needs(s.id))) continue;
     if ((s.bias && !c.qkv_bias) || !part_error(s.part, c).empty()) continue;
     kept += static_cast<double>(Tensor::numel_of(shape_of(c, s)));
   }
@@ -669,7 +721,17 @@ std::size_t run_bytes(const Config& config, const std::vector<std::string>& want
   const double blocks = flash_blocks(static_cast<int>(T)), block = flash_block(static_cast<int>(T));
   step(plan.any(Part::Flash) && part_error(Part::Flash, c).empty(),
        2 * B * H * T * blocks + B * Td + block * block + 3 * block * (d / H) + 3 * block);
-  return static_cast<std::size_t>(4 * (kept + buffers));
+  // The cached generation: the module; its cache of keys and values and the queries before
+  // their split, (B, T, d) each; the context before and after out_proj; a step's rows.
+  if (kv_generates(plan) && mha_ok) step(true, 3 * Dd + d * d + 4 * d + 5 * B * Td + 8 * d + 2 * T);
+  return 4 * (kept + buffers);
+}
+
+}  // namespace
+
+std::size_t run_bytes(const Config& config, const std::vector<std::string>& wanted) {
+  const double bytes = bytes_needed(config, wanted);  // saturated where size_t is 32 bits
+  return bytes >= static_cast<double>(SIZE_MAX) ? SIZE_MAX : static_cast<std::size_t>(bytes);
 }
 
 // Work: api.run's time in units of ~5.2 ns, summed over the parts the plan computes, so that a
@@ -728,8 +790,10 @@ std::string stages_error(const Config& config, const std::vector<std::string>& w
   for (const std::string& id : wanted) {
     if (std::string e = part_error(part_of(id), config); !e.empty()) return e;
   }
-  if (const std::size_t bytes = run_bytes(config, wanted); bytes > kMaxRunBytes) {
-    const auto mib = [](std::size_t b) { return decimal((b + (1 << 20) - 1) >> 20) + " MiB"; };
+  if (const double bytes = bytes_needed(config, wanted); bytes > kMaxRunBytes) {
+    const auto mib = [](double b) {
+      return decimal(static_cast<long long>(std::ceil(std::floor(b) / (1 << 20)))) + " MiB";
+    };
     return cat({"this configuration needs about ", mib(bytes), " for ",
                 wanted.empty() ? "every stage" : "these stages", "; at most ", mib(kMaxRunBytes),
                 " are supported (T = ", decimal(config.num_tokens()), ", ",
@@ -768,6 +832,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (runs(Part::Einsum)) einsum_part(out, c, gen, inputs.cols());
   if (runs(Part::Flash)) flash_part(out, c);
   if (runs(Part::TorchMha)) torchmha_part(out, c, gen, inputs.cols());
+  if (plan.any(Part::Kv) && mha_error(c).empty()) kv_part(out, c, gen, inputs.cols());
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
     std::vector<Stage> kept;

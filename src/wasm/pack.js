@@ -164,7 +164,7 @@ async function bundle(b, { modules, imports }, snapshot) {
     b.later ? `  '${b.out}': entry,` : '',
     b.out === MODULE[0].out ? `  '${b.out}': CA,` : '', // lib/lazy.js's later(MODULE)
     '};',
-    'for (var k in M) if (!R[k]) R[k] = M[k];',
+    'Object.keys(M).forEach(function (k) { R[k] = R[k] || M[k]; }); // the first copy stays',
   ].join('\n');
   const r = await esbuild.build({
     stdin: { contents: entry, resolveDir: WEB, sourcefile: 'pack:' + b.out },

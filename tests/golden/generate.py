@@ -268,6 +268,47 @@ class MultiHeadAttention(nn.Module):
         return context_vec
 
 
+class MultiHeadAttentionKV(MultiHeadAttention):
+    """The bonus code's forward (rasbt/LLMs-from-scratch ch04/03_kv-cache,
+    gpt_with_kv_cache.py): keys and values appended to a cache, the mask sliced at the current
+    position; each call's intermediates appended to self.steps."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.cache_k, self.cache_v, self.ptr_current_pos, self.steps = None, None, 0, []
+
+    def forward(self, x, use_cache=True):
+        assert use_cache
+        b, num_tokens, d_in = x.shape
+        keys_new = self.W_key(x).view(b, num_tokens, self.num_heads, self.head_dim)
+        values_new = self.W_value(x).view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = self.W_query(x).view(b, num_tokens, self.num_heads, self.head_dim)
+        if self.cache_k is None:
+            self.cache_k, self.cache_v = keys_new, values_new
+        else:
+            self.cache_k = torch.cat([self.cache_k, keys_new], dim=1)
+            self.cache_v = torch.cat([self.cache_v, values_new], dim=1)
+        keys, values = self.cache_k.transpose(1, 2), self.cache_v.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        attn_scores = queries @ keys.transpose(2, 3)
+        num_tokens_Q, num_tokens_K = queries.shape[-2], keys.shape[-2]
+        mask_bool = self.mask.bool()[self.ptr_current_pos:self.ptr_current_pos + num_tokens_Q, :num_tokens_K]
+        self.ptr_current_pos += num_tokens_Q
+        assert not mask_bool.any()  # one new token: nothing after it to hide
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+        if self.scale:
+            attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        else:
+            attn_weights = torch.softmax(attn_scores, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+        context_vec = (attn_weights @ values).transpose(1, 2)
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        self.steps.append({"queries": queries, "keys": keys, "values": values, "mask": mask_bool,
+                           "attn_scores": attn_scores, "attn_weights": attn_weights,
+                           "context_vec": context_vec})
+        return self.out_proj(context_vec)
+
+
 # ---------------------------------------------------------------------------------------
 # Configuration handling
 # ---------------------------------------------------------------------------------------
@@ -532,6 +573,35 @@ def run(config):
                 stage(sid, mha.trace[sid])
             stage("mha.context_vecs", mha_out)
 
+            # Beyond the chapter (ch04/03_kv-cache): the same module generating one token per
+            # step with a KV cache, in eval mode; every step's rows stacked.
+            torch.manual_seed(c["seed_class"])
+            kv = MultiHeadAttentionKV(d_in, d_out, c["context_length"], 0.0, H, qkv_bias, scale, rng)
+            kv.eval()
+            steps = [kv(batch[:, t:t + 1], use_cache=True) for t in range(T)]
+            tr = kv.steps
+
+            def rows(key, fill):  # step t's row of t + 1 cells, padded to T
+                return torch.cat([nn.functional.pad(s[key], (0, T - 1 - t), value=fill)
+                                  for t, s in enumerate(tr)], dim=2)
+            stage("kv.queries", torch.cat([s["queries"] for s in tr], dim=2))
+            stage("kv.cache_k", tr[-1]["keys"])
+            stage("kv.cache_v", tr[-1]["values"])
+            stage("kv.mask", torch.cat([nn.functional.pad(s["mask"], (0, T - 1 - t))
+                                        for t, s in enumerate(tr)]).to(torch.float32))
+            stage("kv.attn_scores", rows("attn_scores", -math.inf))
+            stage("kv.attn_weights", rows("attn_weights", 0.0))
+            stage("kv.context_vec", torch.cat([s["context_vec"] for s in tr], dim=1))
+            kv_out = torch.cat(steps, dim=1)
+            stage("kv.context_vecs", kv_out)
+            # The cache after step t is the first t + 1 rows of the last one; the scores are the
+            # full pass's; the weights too, except softmax's sum of 3 to 7 values when T >= 8.
+            for t, s in enumerate(tr):
+                assert bits_equal(s["keys"], tr[-1]["keys"][:, :, :t + 1])
+            assert bits_equal(rows("attn_scores", -math.inf), mha.trace["mha.attn_scores"])
+            if T < 8 and (not train or c["class_dropout"] == 0):
+                assert bits_equal(kv_out, mha_out)
+
     for sid, t in stages:
         assert t.dtype == torch.float32, sid
     return stages, mha_error
@@ -704,6 +774,10 @@ CASES = [
                                                "d_out": 16, "qkv_bias": True, "class_dropout": 0.1}),
     ("randn_40x12_heads_4_d_out_24", {"inputs": {"randn": [40, 12], "seed": 40}, "num_heads": 4, "d_out": 24,
                                       "class_dropout": 0.1, "query_token": 39}),
+    # --- generation with a KV cache in eval mode: from T = 8 on, softmax sums the cached rows
+    # of 3 to 7 values in order, the full pass's padded rows in lanes (kv_cache.hpp)
+    ("kv_randn_12x6_heads_3_d_out_6_eval", {"inputs": {"randn": [12, 6], "seed": 12}, "num_heads": 3,
+                                            "d_out": 6, "train": False}),
     # --- d_out not divisible by num_heads: PyTorch's MultiHeadAttention asserts, no mha.* stages
     ("heads_2_d_out_3_mha_error", {"d_out": 3}),
     ("heads_4_d_out_5_mha_error_class_dropout_0_5", {"d_out": 5, "num_heads": 4, "class_dropout": 0.5}),
@@ -897,6 +971,23 @@ def main():
     # seed 004: torch.manual_seed(123); torch.randn(6, 3)
     torch.manual_seed(123)
     assert bits_equal(results["randn_6x3_seed_123"][0][1], torch.randn(6, 3))
+
+    # Where the cached generation's rows differ from the full pass's (the module in eval mode
+    # or without dropout): only steps 2 to 6, only with T >= 8.
+    for name, config in CASES:
+        d = dict(results[name])
+        if "kv.context_vecs" not in d or (d["batch"].shape[1] > 0 and resolve(config)["train"]
+                                         and resolve(config)["class_dropout"] > 0):
+            continue
+        T = d["batch"].shape[1]
+        # The row's t + 1 cells: after them the full pass has +0 (or NaN in a row of NaN).
+        w = [t for t in range(T) if not bits_equal(d["kv.attn_weights"][:, :, t, :t + 1],
+                                                   d["mha.attn_weights"][:, :, t, :t + 1])]
+        o = [t for t in range(T) if not bits_equal(d["kv.context_vecs"][:, t], d["mha.context_vecs"][:, t])]
+        assert set(w) <= set(range(2, 7)) and T >= 8 or not w, (name, w)
+        assert set(o) <= set(w), (name, o, w)
+        if w:
+            print(f"kv {name}: T = {T}, weights differ at steps {w}, context_vecs at {o}")
 
     write_gpt2()
     n, size = write_rng()

@@ -129,12 +129,12 @@ pageTest(
   async (open) => {
     const native = runCli({});
     // Every stage of the book's run: --list-stages without the bias stages and without
-    // nn.MultiheadAttention's (B.7 needs d_in = d_out: not the book's 3 and 2).
+    // nn.MultiheadAttention's (ch03/02.7 needs d_in = d_out: not the book's 3 and 2).
     const ids = spawnSync(cli, ['--list-stages'], { encoding: 'utf8' })
       .stdout.trim()
       .split('\n')
       .filter((id) => !/(^|\.)b_|\.bias_|^qkv\.bias$|^torchmha\./.test(id));
-    assert.equal(ids.length, 78); // 60 of the chapter, 18 of the bonus notebook
+    assert.equal(ids.length, 86); // 60 of the chapter, 18 of the bonus notebook, 8 of the KV cache
     assert.deepEqual(
       ids,
       native.stages.map((s) => s.id),
@@ -736,7 +736,15 @@ pageTest(
     );
     assert.deepEqual(
       api.sections.map((s) => s.number),
-      ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2'],
+      ['3.3.1', '3.3.2', '3.4.1', '3.4.2', '3.5.1', '3.5.2', '3.5.3', '3.6.1', '3.6.2', 'ch04/03'],
+    );
+    // Past the chapter: the first section numbered by the repository's folder, marked once in
+    // the contents and on the page (the "Beyond chapter 3" rule).
+    assert.deepEqual(
+      await page.$$eval('#toc-list > li.part > a, #main section.part > h2', (e) =>
+        e.map((x) => x.getAttribute('href') || x.id),
+      ),
+      ['#kv', 'kv'],
     );
     await page.click('#toc summary');
     await page.click('a[href="#mha.queries"]');
@@ -758,3 +766,28 @@ pageTest(
     }
   },
 );
+
+pageTest('the KV cache step slider lights step t and fades the steps after it', async (open) => {
+  const page = await open(suite.server.url + '#stage=kv.attn_weights');
+  const input = page.locator('.kv-steps input');
+  await page.waitForSelector('[data-stage="kv.cache_k"] tbody tr');
+  assert.equal(await input.getAttribute('max'), '5'); // one step per token
+  assert.equal(await input.inputValue(), '5'); // the whole sequence generated: nothing faded
+  const opacity = (id, row) =>
+    page.$eval(
+      `[data-stage="${id}"] tbody tr:nth-child(${row + 1}) td`,
+      (td) => getComputedStyle(td).opacity,
+    );
+  assert.equal(await opacity('kv.attn_weights', 5), '1');
+  await input.fill('2');
+  assert.match(await page.textContent('.kv-steps output'), /^step 2: the cache holds tokens 0…2$/);
+  // Step 2's row of weights and the cache's first three rows are lit; later ones fade.
+  for (const id of ['kv.attn_weights', 'kv.cache_k', 'kv.context_vecs']) {
+    assert.equal(await opacity(id, 2), '1', id);
+    assert.equal(await opacity(id, 3), '0.3', id);
+  }
+  // Other sections are untouched.
+  assert.equal(await opacity('mha.attn_weights', 3), '1');
+  await input.fill('5');
+  assert.equal(await opacity('kv.attn_weights', 5), '1');
+});

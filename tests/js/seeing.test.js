@@ -501,3 +501,46 @@ test("layout: the phone's open settings leave the first table on the first scree
   assert.equal(label, '"journey" (token 1), feature 0');
   await done(w);
 });
+
+// The masked corner of a thumbnail and of the enlarged heatmap, as [r, g, b]: after the reader's
+// system turns dark, both are repainted in the dark theme's masked grey.
+test('thumbnails and heatmaps repaint in the new colours when the colour scheme changes', async () => {
+  const w = await open(hashOf({ inputs: { randn: [40, 4], seed: 3 }, d_out: 8, num_heads: 4 })),
+    page = w.page;
+  const corners = () =>
+    page.evaluate(async () => {
+      const box = document.querySelector('#main [data-stage="mha.attn_weights"]');
+      box.scrollIntoView();
+      await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)));
+      // Copied out (one pixel) so that the page's canvases are not read back twice.
+      const corner = (c) => {
+        const one = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+        one.drawImage(c, c.width - 2, 1, 1, 1, 0, 0, 1, 1);
+        return Array.from(one.getImageData(0, 0, 1, 1).data.slice(0, 3));
+      };
+      return {
+        thumbs: Array.from(box.querySelectorAll('.thumbs canvas'), corner),
+        big: corner(box.querySelector('.hm canvas')),
+        mk: getComputedStyle(box).getPropertyValue('--mk').trim(),
+      };
+    });
+  const light = await corners();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await corners();
+  assert.notEqual(light.mk, dark.mk, 'the theme has another masked grey');
+  assert.equal(light.thumbs.length, 4);
+  for (const [name, at] of [
+    ['light', light],
+    ['dark', dark],
+  ])
+    for (const t of at.thumbs)
+      assert.ok(
+        t.every((x, k) => Math.abs(x - at.big[k]) <= 2),
+        `${name}: thumbnail ${t}, heatmap ${at.big}`,
+      );
+  assert.ok(
+    dark.big.some((x, k) => Math.abs(x - light.big[k]) > 40),
+    `${light.big} -> ${dark.big}`,
+  );
+  await done(w);
+});

@@ -62,7 +62,7 @@ function runCli(config, args = [], parse = JSON.parse) {
   const r = spawnSync(cli, ['--config', '-', '--format', 'json', ...args], {
     input: typeof config === 'string' ? config : JSON.stringify(config),
     encoding: 'utf8',
-    maxBuffer: 1 << 28, // every stage of a large golden configuration: over the default 1 MiB
+    maxBuffer: 1 << 28, // the KV cache's (2, H, T, T) stages: 1.5 MB at T = 40
   });
   if (r.status !== 0) return { code: r.status, stderr: r.stderr, stdout: r.stdout };
   return parse(r.stdout);

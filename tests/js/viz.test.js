@@ -297,6 +297,11 @@ for (const scheme of ['light', 'dark']) {
           for (let n = 0; n < part.length; n++)
             if (n % C > Math.floor(n / C))
               assert.equal(k.cells[n], k.masked, `${k.id}[${n}]: masked`);
+        // A stage of one value (kv.mask: all 0, nothing to hide) has one colour at both ends.
+        if (lo === hi) {
+          assert.equal(k.lo, k.hi, k.id);
+          continue;
+        }
         assert.notEqual(k.lo, k.hi, k.id);
         // What the key says ("faint = small"): the larger end is further from the page's lightness.
         if (seq || lo >= 0) {
@@ -772,3 +777,41 @@ for (const scheme of ['light', 'dark'])
         );
     await done(w);
   });
+
+test('KV cache cells explain their step: the full pass’s cell and the step’s exact cost', async () => {
+  const w = await open('#stage=kv.attn_scores'),
+    page = w.page;
+  const pick = async (id, r, c, b) => {
+    await page
+      .locator(
+        `#main [data-stage="${id}"] table.t[data-slice="${b}"] td[data-row="${r}"][data-col="${c}"]`,
+      )
+      .first()
+      .click();
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll('#explain-body p'), (p) => p.textContent),
+    );
+  };
+  // Step 2 of the book (T = 6, d_in 3, d_out 2, 2 heads): 2·(3·3·2 + 2·3·2 + 2²) = 68
+  // multiply-adds cached, 3 times as many recomputing tokens 0…2; the score is the full pass's.
+  let body = await pick('kv.attn_scores', 2, 1, 0);
+  assert.match(
+    body.join('\n'),
+    /The full pass: mha\.attn_scores\[0, 0, 2, 1\] = .*: equal bit for bit\./,
+  );
+  assert.match(
+    body.join('\n'),
+    /Step 2 with the cache: 68 multiply-adds .*recomputing tokens 0…2: 204 \(3\.0×\)\./,
+  );
+  assert.match(body.join('\n'), /the cache holds 96 bytes of keys and values after this step/);
+  // A cell after the diagonal was never computed at its step.
+  body = await pick('kv.attn_scores', 1, 4, 0);
+  assert.match(
+    body[0],
+    /^Not computed at step 1: the cache holds tokens 0…1, key “one” comes at step 4\./,
+  );
+  // The mask's row has nothing to hide.
+  body = await pick('kv.mask', 3, 3, 0);
+  assert.match(body.join('\n'), /= \(3 > 3\) = False/);
+  await done(w);
+});

@@ -15,7 +15,7 @@ test('load() caches its promise', async () => {
     'simple.attn_scores_q',
     'simple.attn_weights_q_tmp',
   ]);
-  assert.equal(api.stageIds.at(-1), 'torchmha.copied.context_vecs'); // the bonus notebook's last
+  assert.equal(api.stageIds.at(-1), 'kv.context_vecs');
   assert.deepEqual(Object.keys(api.presets), ['book', 'gpt2']);
 });
 
@@ -140,7 +140,7 @@ test("invalid configurations throw the CLI's message and the module keeps workin
   }
   assert.throws(() => api.run([1, 2]), /the configuration must be a JSON object \(got an array\)/);
   assert.throws(() => api.run({ inputs: [[NaN]] }), /not a finite float32 number/);
-  assert.equal(api.run({}).stages.length, 78); // 60 of the chapter, 18 of the bonus notebook
+  assert.equal(api.run({}).stages.length, 86); // 60 of the chapter, 18 of the bonus notebook, 8 of the KV cache
   // MultiHeadAttention's divisibility, asked for through the stages option, and unknown ids.
   for (const [config, stages] of [
     [{ d_out: 3 }, ['mha.context_vecs']],

@@ -4,11 +4,12 @@
 // button that enlarges its head in the heatmap below. No head is drawn over another.
 import { el } from './dom.js';
 import { info as stageInfo } from './facts.js';
-import { image } from './pixels.js';
+import { image, onScheme } from './pixels.js';
 import { matrix } from './slices.js';
 
 var THUMB = 136, // a thumbnail's side, CSS px
   waiting = new WeakMap(), // a thumbnail canvas -> its [m, info], painted once in a document
+  painted = new Map(), // thumbnail canvases on screen -> their [m, info]: repainted in a new scheme
   observers = new WeakMap(); // document -> the IntersectionObserver painting thumbnails
 
 /** "head 2 of 12": head h (from 0) of H, as captions and buttons say it. */
@@ -27,6 +28,11 @@ function thumb(c, m, info) {
   waiting.set(c, [m, info]);
   if (!win || !win.IntersectionObserver) return paintThumb(c, m, info);
   if (!io) {
+    onScheme(win, function () {
+      painted.forEach(function (w, t) {
+        paintThumb(t, w[0], w[1]);
+      });
+    });
     io = new win.IntersectionObserver(
       function (entries) {
         entries.forEach(function (e) {
@@ -53,6 +59,10 @@ function size(c, m) {
 }
 function paintThumb(c, m, info) {
   var ctx = c.getContext('2d');
+  painted.forEach(function (w, t) {
+    if (!t.isConnected) painted.delete(t); // the boxes of an earlier run: let them go
+  });
+  painted.set(c, [m, info]);
   ctx.imageSmoothingEnabled = m.cols > c.width;
   ctx.imageSmoothingQuality = 'high';
   ctx.drawImage(image(c, m, info), 0, 0, c.width, c.height);

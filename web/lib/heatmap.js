@@ -5,7 +5,7 @@
 // The colours are the tables' scales (--s0.., --c0.., lib/styles.js), read from CSS when drawing.
 import { el } from './dom.js';
 import { fmt } from './format.js';
-import { image } from './pixels.js';
+import { image, onScheme } from './pixels.js';
 
 var SIZE = 480; // the canvas's largest side, CSS px
 var observers = new WeakMap(); // document -> the IntersectionObserver drawing what comes into view
@@ -14,7 +14,7 @@ var live = new Set(); // the heatmaps on screen somewhere: redrawn when the colo
 // app.js holds one, causal-attention.js another: CausalAttention.heatmap.state reads both's)
 var STATES = Symbol.for('causal-attention.heatmaps'),
   states = globalThis[STATES] || (globalThis[STATES] = new WeakMap());
-var scheme = null; // the dark-scheme query, watched once
+var schemes = new WeakSet(); // the windows whose colour scheme is watched
 
 // Draws the view (and the cursor, and a drag's rectangle) onto the visible canvas.
 function draw(h) {
@@ -71,10 +71,10 @@ function observe(h) {
     if (!other.canvas.isConnected) live.delete(other);
   });
   live.add(h);
-  if (win && win.matchMedia && !scheme) {
+  if (win && !schemes.has(win)) {
     // The colours are CSS variables of the light and dark themes: a new scheme, new pixels.
-    scheme = win.matchMedia('(prefers-color-scheme: dark)');
-    scheme.addEventListener('change', function () {
+    schemes.add(win);
+    onScheme(win, function () {
       live.forEach(function (other) {
         other.img = null;
         redraw(other);

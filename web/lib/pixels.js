@@ -121,3 +121,21 @@ export function image(canvas, m, info) {
   ctx.putImageData(data, 0, 0);
   return img;
 }
+
+var schemeHooks = new WeakMap(); // window -> the functions called when its colour scheme changes
+
+/** Calls fn() whenever `win`'s colour scheme (light or dark) changes: pictures made by image()
+ *  hold the old theme's colours, so heatmaps and thumbnails repaint. One media query per window. */
+export function onScheme(win, fn) {
+  if (!win || !win.matchMedia) return;
+  var hooks = schemeHooks.get(win);
+  if (!hooks) {
+    schemeHooks.set(win, (hooks = new Set()));
+    win.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', function () {
+      hooks.forEach(function (f) {
+        f();
+      });
+    });
+  }
+  hooks.add(fn);
+}

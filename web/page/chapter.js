@@ -7,6 +7,7 @@ import { info as stageInfo } from '../lib/facts.js';
 import { pageLater } from './later-load.js';
 import { byId } from '../lib/slices.js';
 import * as stages from './stages.js';
+import * as steps from './steps.js';
 
 var doc = document,
   main = doc.getElementById('main'),
@@ -118,6 +119,7 @@ export function render(api, s) {
     later,
     s.preset ? ['mha.attn_weights'] : [],
   );
+  if (has.kv) steps.show(res.config.tokens.length); // the KV cache's step slider
   presetNote(api, res, s.preset);
   // The sidebar shows the preset's own settings: the others' fields (data-book) are hidden.
   bookOnly();

@@ -48,6 +48,15 @@ var seen = new IntersectionObserver(
   { rootMargin: '300px' },
 );
 
+// The first section past the chapter's (its number is the book repository's folder, e.g.
+// "ch04/03", not §3.x): the contents and the page mark where the chapter ends.
+function beyond(api, info) {
+  var first = api.sections.filter(function (s) {
+    return !/^\d/.test(s.number);
+  })[0];
+  return first === info;
+}
+
 /** One <section> per entry of the core's section table, its stages filled in by show(), and
  *  the contents: every section and its stages (bias stages come and go with qkv_bias: left out). */
 export function build(api) {
@@ -55,7 +64,7 @@ export function build(api) {
   toc.replaceChildren.apply(
     toc,
     api.sections.map(function (info) {
-      var li = el(doc, 'li'),
+      var li = el(doc, 'li', beyond(api, info) ? 'part' : ''),
         stages = el(doc, 'ol');
       el(doc, 'a', { href: '#' + info.id }, info.number + ' ' + info.title, li);
       api.stages.forEach(function (s) {
@@ -79,7 +88,7 @@ export function build(api) {
     main,
     [first].concat(
       api.sections.map(function (info) {
-        var section = el(doc, 'section'),
+        var section = el(doc, 'section', beyond(api, info) ? 'part' : ''),
           h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
         section.setAttribute('aria-labelledby', h2.id);
         el(doc, 'p', '', info.intro, section);

@@ -1,5 +1,5 @@
-// The bonus notebook's implementations (docs/bonus.md): combined QKV (B.3), einsum (B.4), the
-// blocked pass of scaled_dot_product_attention (B.5) and nn.MultiheadAttention (B.7). Most
+// The bonus notebook's implementations (docs/bonus.md): combined QKV (ch03/02.3), einsum (ch03/02.4), the
+// blocked pass of scaled_dot_product_attention (ch03/02.5) and nn.MultiheadAttention (ch03/02.7). Most
 // explanations say which of §3.6.2's numbers a cell equals, bit for bit or by how much not.
 import { fmt } from '../format.js';
 import { at, byId } from '../slices.js';
