@@ -57,8 +57,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // first, causal-attention.js a little less: -118).
 // Issue 23's KV cache section (8 stages: kv_cache.cpp, their rows and code lines): wasm 165,141
 // -> 173,769 (+8,628), module gzip 96,866 -> 99,888 (+3,022), measured on main b240cf7 merged.
-const MODULE_GZIP_CEILING = 100000,
-  WASM_CEILING = 173900;
+// Issue 23's bonus sections (28 stages, their notes and code, the notebook's classes, the
+// modules): wasm +36,958, module gzip +11,653 (measured on main b240cf7 merged: 165,141 ->
+// 202,099 and 96,866 -> 108,519).
+const MODULE_GZIP_CEILING = 111700,
+  WASM_CEILING = 210900;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {
   const file = fs.readFileSync(path.join(web, 'causal-attention.js'));
