@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "bonus.hpp"
 #include "nn.hpp"
 #include "walkthrough.hpp"
 
@@ -17,7 +18,7 @@ namespace ca_bench {
 // One (module, shape): built once, forward run many times.
 class Workload {
  public:
-  // module: "causal" or "mha"; x is (B, T, d), d_in = d_out = d, H heads (mha only).
+  // module: "causal", "mha" or a bonus one (below); x is (B, T, d), d_in = d_out = d, H heads.
   Workload(const std::string& module, int B, int T, int d, int H) : gen_(123) {
     if (module == "causal") {
       causal_ = std::make_unique<ca::CausalAttention>(d, d, T, 0.0, false, gen_);
@@ -25,7 +26,7 @@ class Workload {
     } else if (module == "mha") {
       mha_ = std::make_unique<ca::MultiHeadAttention>(d, d, T, 0.0, H, false, gen_);
       mha_->training = false;
-    } else {
+    } else if (!bonus(module, T, d, H)) {
       return;
     }
     x_ = ca::randn({B, T, d}, gen_);
@@ -33,7 +34,15 @@ class Workload {
   bool ok() const { return !x_.data.empty(); }
   // One forward; returns the sum of the output (a check that every side computes the same).
   double run() {
-    y_ = causal_ ? causal_->forward(x_, gen_) : mha_->forward(x_, gen_);
+    if (wrapper_)  // Ch03_MHA_Wrapper: the heads concatenated, then its out_proj
+      y_ = (*out_)(wrapper_->forward(x_, gen_));
+    else if (flash_)  // qkv, the blocked pass, proj
+      y_ = (*out_)(
+          ca::flash_attention((*qkv_)(x_), heads_, ca::flash_block(x_.shape[1]), true).context_vec);
+    else if (causal_)
+      y_ = causal_->forward(x_, gen_);
+    else
+      y_ = out_ ? (*out_)(mha_->forward(x_, gen_)) : mha_->forward(x_, gen_);
     double sum = 0;
     for (float v : y_.data) sum += v;
     return sum;
@@ -52,10 +61,49 @@ class Workload {
   const ca::Tensor& output() const { return y_; }
 
  private:
+  // The bonus notebook's (bonus.hpp), at its own initialisation, in eval mode: "wrapper"
+  // (Ch03_MHA_Wrapper: H heads of d / H and out_proj), "qkv", "einsum", "flash" (the blocked
+  // pass on MHAPyTorchScaledDotProduct's weights), "torchmha" (MHAPyTorchClass).
+  bool bonus(const std::string& module, int T, int d, int H) {
+    ca::Config c;
+    c.context_length = T;
+    c.num_heads = H;
+    c.class_dropout = 0.0;
+    c.train = false;
+    heads_ = H;
+    if (module == "wrapper") {
+      wrapper_ = std::make_unique<ca::MultiHeadAttentionWrapper>(d, d / H, T, 0.0, H, false, gen_);
+      for (ca::CausalAttention& h : wrapper_->heads) h.training = false;
+      out_ = std::make_unique<ca::Linear>(d, d, true, gen_);
+    } else if (module == "qkv" || module == "flash") {
+      const ca::CombinedQKV m(d, d, false, gen_);
+      if (module == "flash") {
+        flash_ = true;
+        qkv_ = std::make_unique<ca::Linear>(m.qkv);
+        out_ = std::make_unique<ca::Linear>(m.proj);
+      } else {
+        mha_ = std::make_unique<ca::MultiHeadAttention>(m.as_mha(c));
+      }
+    } else if (module == "einsum") {
+      mha_ = std::make_unique<ca::MultiHeadAttention>(ca::MHAEinsum(d, d, false, gen_).as_mha(c));
+    } else if (module == "torchmha") {
+      const ca::TorchMHA m(d, gen_);
+      mha_ = std::make_unique<ca::MultiHeadAttention>(m.as_mha(c));
+      out_ = std::make_unique<ca::Linear>(m.proj);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   ca::Generator gen_;
   ca::Tensor x_, y_;
   std::unique_ptr<ca::CausalAttention> causal_;
   std::unique_ptr<ca::MultiHeadAttention> mha_;
+  std::unique_ptr<ca::MultiHeadAttentionWrapper> wrapper_;
+  std::unique_ptr<ca::Linear> qkv_, out_;  // flash's projection; an output projection after
+  bool flash_ = false;
+  int heads_ = 1;
 };
 
 // The walkthrough of the book's example (every stage), as the page computes it.

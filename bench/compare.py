@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+import compare_bonus
+
 SHAPES = [(2, 6, 3, 1), (2, 64, 64, 1), (2, 256, 64, 1), (2, 1024, 64, 1),
           (1, 1024, 768, 12), (8, 1024, 768, 12)]
 MODULES = [("causal", "CausalAttention"), ("mha", "MultiHeadAttention")]
@@ -134,6 +136,10 @@ def torch_worker(module, B, T, d, H, runs, seconds):
 
     if module == "cli":
         m, x = (lambda _: cli()), None
+    elif module in compare_bonus.BONUS:  # the bonus notebook's (compare_bonus.py)
+        torch.manual_seed(123)
+        m = compare_bonus.build(module, T, d, H)
+        x = torch.randn(B, T, d)
     else:
         torch.manual_seed(123)  # as bench/bench_modules.hpp: the module, then the input
         if module == "causal":
@@ -455,6 +461,8 @@ def tables(args, sides):
     if not args.rows or "walkthrough" in args.rows:
         walkthrough(args, sides)
     thread_tables(args, sides)
+    if not args.rows or "bonus" in args.rows:
+        compare_bonus.table(args, sides, run_side, difference, ms, tmp)
     chromium_table(args, sides)
     for side, blas in loaded.items():
         print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")

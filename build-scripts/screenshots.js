@@ -74,6 +74,12 @@ const VIEWS = [
   { name: 'lecture-weights', hash: '#stage=attn_weights_causal&lecture' },
   { name: 'lecture-heads', hash: '#stage=mha.attn_weights&lecture' },
   { name: 'lecture-context', hash: '#stage=mha.context_vecs&lecture' },
+  // The bonus notebook's sections (docs/bonus.md): the combined product, the blocked pass,
+  // nn.MultiheadAttention (d_in = d_out) and a lecture slide of the difference.
+  { name: 'bonus-qkv', hash: '#stage=qkv.qkv' },
+  { name: 'bonus-flash', hash: '#stage=flash.running_max' },
+  { name: 'bonus-torchmha', hash: '#inputs=randn:6,8:1&d_out=8&stage=torchmha.attn_weights' },
+  { name: 'bonus-lecture', hash: '#stage=flash.difference&lecture' },
   // Issue 23's KV cache: its section at the last step, at step 2 (the slider), and a slide.
   { name: 'kv', hash: '#stage=kv.cache_k' },
   {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "bonus.hpp"
 #include "output.hpp"
 #include "support.hpp"
 
@@ -58,6 +59,8 @@ TEST_CASE("no arguments print the book's tables like the notebook", "[cli]") {
   std::size_t pos = 0;
   for (const std::string& id : ca::all_stage_ids()) {
     if (ca::is_bias_stage(id)) continue;
+    // nn.MultiheadAttention needs d_in = d_out: not the book's 3 and 2.
+    if (!ca::part_error(ca::find_stage(id)->part, ca::Config{}).empty()) continue;
     const std::size_t at = r.out.find("# " + id + ":", pos);
     INFO(id);
     REQUIRE(at != std::string::npos);
@@ -311,7 +314,7 @@ TEST_CASE("hostile sizes are refused at once, with their reason", "[cli][hostile
   const Result heads = cli("--threads 1 --config -",
                            R"({"inputs": {"randn": [1024, 1]}, "d_out": 128, "num_heads": 128})");
   CHECK(heads.code == 2);
-  CHECK(heads.err.rfind("causal-attention: this configuration needs about 4431 MiB for every "
+  CHECK(heads.err.rfind("causal-attention: this configuration needs about 5472 MiB for every "
                         "stage; at most 1024 MiB are supported",
                         0) == 0);
   // The same with only what fits: the final context vectors, no (B, H, T, T) intermediate.

@@ -27,7 +27,12 @@ TEST_CASE("a golden configuration equals PyTorch bit for bit", "[golden]") {
   const std::string file = GENERATE(from_range(golden_files()));
   INFO("tests/golden/cases/" << file);
   const nlohmann::json golden = test::load_json("tests/golden/cases/" + file);
-  const ca::Walkthrough w = test::run(golden["config"].dump());
+  ca::Walkthrough w = test::run(golden["config"].dump());
+  // The chapter's stages: the bonus notebook's (test_bonus.cpp) and later parts have their own
+  // golden files.
+  w.stages.erase(std::remove_if(w.stages.begin(), w.stages.end(),
+                                [](const ca::Stage& s) { return s.info->part > ca::Part::Mha; }),
+                 w.stages.end());
   const nlohmann::json& stages = golden["stages"];
   REQUIRE(w.stages.size() == stages.size());
   for (std::size_t k = 0; k < w.stages.size(); ++k) {

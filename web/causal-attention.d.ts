@@ -98,7 +98,18 @@ export interface Walkthrough {
 export type StageKind = 'values' | 'weights' | 'scores' | 'probabilities' | 'mask';
 
 /** The part of the program that computes a stage: asking for a stage runs its part only. */
-export type Part = 'inputs' | 'simple' | 'v1' | 'sa' | 'wrapper' | 'mha' | 'kv';
+export type Part =
+  | 'inputs'
+  | 'simple'
+  | 'v1'
+  | 'sa'
+  | 'wrapper'
+  | 'mha'
+  | 'qkv'
+  | 'einsum'
+  | 'flash'
+  | 'torchmha'
+  | 'kv';
 
 /** A stage that another reads: element [i, j] reads its row (`axis` 'row') or column ('col')
  *  number i or j (`index`); both '' when it is read whole (or in a way no row or column says:
@@ -225,6 +236,16 @@ export type StageId =
   | 'mha.W_query' | 'mha.W_key' | 'mha.W_value' | 'mha.b_query' | 'mha.b_key' | 'mha.b_value'
   | 'mha.out_proj.weight' | 'mha.out_proj.bias' | 'mha.queries' | 'mha.keys' | 'mha.values'
   | 'mha.attn_scores' | 'mha.attn_weights' | 'mha.context_vec' | 'mha.context_vecs'
+  | 'qkv.weight' | 'qkv.bias' | 'qkv.proj.weight' | 'qkv.proj.bias' | 'qkv.qkv'
+  | 'qkv.context_vecs'
+  | 'einsum.W_query' | 'einsum.W_key' | 'einsum.W_value' | 'einsum.bias_q' | 'einsum.bias_k'
+  | 'einsum.bias_v' | 'einsum.out_proj.weight' | 'einsum.out_proj.bias' | 'einsum.scores'
+  | 'einsum.context_vecs' | 'einsum.copied.context_vecs'
+  | 'flash.running_max' | 'flash.running_sum' | 'flash.context_vec' | 'flash.context_vecs'
+  | 'flash.difference'
+  | 'torchmha.in_proj_weight' | 'torchmha.out_proj.weight' | 'torchmha.proj.weight'
+  | 'torchmha.proj.bias' | 'torchmha.context_vecs' | 'torchmha.attn_weights'
+  | 'torchmha.copied.context_vecs'
   | 'kv.queries' | 'kv.cache_k' | 'kv.cache_v' | 'kv.mask' | 'kv.attn_scores' | 'kv.attn_weights'
   | 'kv.context_vec' | 'kv.context_vecs';
 

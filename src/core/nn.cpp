@@ -350,6 +350,17 @@ MultiHeadAttention::MultiHeadAttention(int d_in, int d_out, int context_length_,
       dropout_p(dropout),
       context_length(context_length_) {}
 
+MultiHeadAttention::MultiHeadAttention(Linear query, Linear key, Linear value, Linear out,
+                                       int context_length_, double dropout, int num_heads_)
+    : W_query(std::move(query)),
+      W_key(std::move(key)),
+      W_value(std::move(value)),
+      out_proj(std::move(out)),
+      num_heads(num_heads_),
+      head_dim(divisible(W_query.weight.shape[0], num_heads_) / num_heads_),
+      dropout_p(dropout),
+      context_length(context_length_) {}
+
 namespace {
 
 void check_input(const Tensor& x, int context_length) {
@@ -363,12 +374,21 @@ void check_input(const Tensor& x, int context_length) {
 
 }  // namespace
 
+float MultiHeadAttention::prescaled(Tensor& queries) const {
+  const float divisor = score_divisor(head_dim, scale);
+  if (!prescale) return divisor;
+  for (float& q : queries.data) q /= divisor;  // q_scaled = q / math.sqrt(E), in float32
+  return 1.0f;
+}
+
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   check_input(x, context_length);
-  const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
+  Tensor queries = W_query(x);
+  const Tensor keys = W_key(x), values = W_value(x);  // (B, T, d_out)
+  const float divisor = prescaled(queries);
   Tensor context(queries.shape);
-  causal_heads(context, queries, keys, values, num_heads, score_divisor(head_dim, scale), dropout_p,
-               training, gen, rng, scratch);
+  causal_heads(context, queries, keys, values, num_heads, divisor, dropout_p, training, gen, rng,
+               scratch);
   return out_proj(context);
 }
 
@@ -396,14 +416,15 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
   }
   const Tensor& xs = rows.shape.empty() ? x : rows;
   const int c0 = s.h0 * head_dim, c1 = s.h1 * head_dim;  // the shard's heads' columns
-  const Tensor queries = columns(W_query, xs, c0, c1), keys = columns(W_key, xs, c0, c1),
-               values = columns(W_value, xs, c0, c1);
+  Tensor queries = columns(W_query, xs, c0, c1);
+  const Tensor keys = columns(W_key, xs, c0, c1), values = columns(W_value, xs, c0, c1);
+  const float divisor = prescaled(queries);
   const int H = s.h1 - s.h0;  // (B', T, H * hd)
   Trace t;
   if (keep.context) t.context_vec = Tensor(queries.shape);
   if (keep.context || keep.scores || keep.weights)
-    causal_heads(t.context_vec, queries, keys, values, H, score_divisor(head_dim, scale), dropout_p,
-                 training, gen, rng, scratch, &t, keep);
+    causal_heads(t.context_vec, queries, keys, values, H, divisor, dropout_p, training, gen, rng,
+                 scratch, &t, keep);
   if (keep.heads) {
     t.queries = split_heads(queries, H);  // (B', H, T, hd)
     t.keys = split_heads(keys, H);

@@ -17,6 +17,9 @@ struct Linear {
   std::optional<Tensor> bias;  // (out): U(-1/sqrt(in), 1/sqrt(in)), drawn after the weight
 
   Linear(int in_features, int out_features, bool with_bias, Generator& gen);
+  // Given weights, drawing nothing (copied weights, slices of a combined projection).
+  Linear(Tensor weight_, std::optional<Tensor> bias_)
+      : weight(std::move(weight_)), bias(std::move(bias_)) {}
   // (..., in) -> (..., out)
   Tensor operator()(const Tensor& x) const;
 };
@@ -126,6 +129,9 @@ struct MultiHeadAttention {
   int context_length;  // no mask buffer: see CausalAttention
   bool training = true;
   bool scale = true;
+  // nn.MultiheadAttention's order (PyTorch 1.13): the queries divided by sqrt(head_dim) before
+  // the product, q / sqrt(hd) @ k^T, instead of the scores after it.
+  bool prescale = false;
   DropoutRng rng = DropoutRng::Default;
 
   // Every intermediate of forward, in the book's names (hd = head_dim = d_out / H); those not
@@ -141,6 +147,9 @@ struct MultiHeadAttention {
   // Throws std::invalid_argument unless d_out % num_heads == 0.
   MultiHeadAttention(int d_in, int d_out, int context_length, double dropout, int num_heads,
                      bool qkv_bias, Generator& gen);
+  // Given projections, drawing nothing (the bonus notebook's modules, bonus.hpp).
+  MultiHeadAttention(Linear query, Linear key, Linear value, Linear out, int context_length,
+                     double dropout, int num_heads);
   mutable AttentionScratch scratch;
 
   // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init. Both
@@ -156,6 +165,10 @@ struct MultiHeadAttention {
   // Throws std::invalid_argument for a shard out of range, or a partial one that would draw
   // dropout (its draws run over every head, in order).
   Trace trace(const Tensor& x, Generator& gen, TraceKeep keep, Shard shard) const;
+
+ private:
+  // The divisor the softmax applies; with prescale, queries divided in place and 1.
+  float prescaled(Tensor& queries) const;
 };
 
 }  // namespace ca

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bonus.hpp"
 #include "text.hpp"
 
 namespace ca {
@@ -56,7 +57,18 @@ StageCode::StageCode(const Config& c)
             {"unscaled", c.scale ? "" : "  # softmax without / keys.shape[-1]**0.5"},
             {"dropout", py_float(c.dropout)},
             {"class_dropout", py_float(c.class_dropout)},
-            {"eval", c.train ? "" : ".eval()"}} {}
+            {"eval", c.train ? "" : ".eval()"},
+            // the bonus notebook's (stages.cpp, bonus.hpp)
+            {"block", decimal(flash_block(c.num_tokens()))},
+            {"flash_scale", c.scale ? "" : ", scale=False"},
+            {"einsum_scaled", c.scale ? " / (mha_einsum.head_dim ** 0.5)" : ""},
+            {"einsum_div", c.scale ? " / (self.head_dim ** 0.5)" : ""},
+            {"einsum_bq", c.qkv_bias ? " + mha_einsum.bias_q" : ""},
+            {"einsum_bk", c.qkv_bias ? " + mha_einsum.bias_k" : ""},
+            {"einsum_copy_bias", c.qkv_bias ? "\n    mha_einsum.bias_q.copy_(mha.W_query.bias)\n"
+                                              "    mha_einsum.bias_k.copy_(mha.W_key.bias)\n"
+                                              "    mha_einsum.bias_v.copy_(mha.W_value.bias)"
+                                            : ""}} {}
 
 // Built in one pass, without temporaries.
 std::string StageCode::expand(const char* tmpl) const {

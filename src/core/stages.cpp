@@ -314,6 +314,192 @@ const std::vector<StageInfo> kStages = {
      "Context vectors of MultiHeadAttention",
      "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
      false, "out_proj mixes the heads' columns: the module's output."},
+    // The bonus notebook's implementations (bonus.hpp, docs/bonus.md), after the chapter.
+    // ch03/02.3 MultiHeadAttentionCombinedQKV
+    {"qkv.weight", "bonus-qkv", P::Qkv, "", "Combined query, key and value weights",
+     "torch.manual_seed({seed_class}); mha_combined_qkv = MultiHeadAttentionCombinedQKV("
+     "d_in={d_in}, d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
+     "dropout={class_dropout}, qkv_bias={qkv_bias}){eval}; mha_combined_qkv.qkv.weight",
+     "qkv", "in", K::Weights, false, "", false,
+     "One nn.Linear(d_in, 3·d_out). Its one kaiming_uniform_ has §3.6.2's bound (fan_in = d_in) "
+     "and draws W_query's rows, then W_key's, then W_value's: without qkv_bias this is "
+     "mha.W_query, mha.W_key and mha.W_value stacked, bit for bit."},
+    {"qkv.bias", "bonus-qkv", P::Qkv, "", "Combined bias", "mha_combined_qkv.qkv.bias", "bias",
+     "qkv", K::Weights, false, "", true,
+     "Drawn after all three weights, where §3.6.2 draws each bias after its weight: with "
+     "qkv_bias the two modules hold other numbers."},
+    {"qkv.proj.weight", "bonus-qkv", P::Qkv, "", "Output projection weights",
+     "mha_combined_qkv.proj.weight", "out", "out", K::Weights, false, "", false,
+     "nn.Linear(d_out, d_out), drawn after qkv: mha.out_proj's numbers without qkv_bias."},
+    {"qkv.proj.bias", "bonus-qkv", P::Qkv, "", "Output projection bias",
+     "mha_combined_qkv.proj.bias", "bias", "out", K::Weights, false, "", false,
+     "Always drawn, as out_proj's."},
+    {"qkv.qkv", "bonus-qkv", P::Qkv, "batch qkv.weight qkv.bias",
+     "Queries, keys and values in one product", "qkv = mha_combined_qkv.qkv(batch)", "tok", "qkv",
+     K::Values, false, "", false,
+     "One matrix product, 3·d_out columns: queries, then keys, then values. Each column is the "
+     "same dot product as in three products, so the same bits; view(b, T, 3, H, head_dim), "
+     "permute(2, 0, 3, 1, 4) and unbind(0) cut it into the three (b, H, T, head_dim) tensors."},
+    {"qkv.context_vecs", "bonus-qkv", P::Qkv,
+     "batch qkv.weight qkv.bias qkv.proj.weight qkv.proj.bias",
+     "Context vectors of MultiHeadAttentionCombinedQKV",
+     "context_vecs_qkv = mha_combined_qkv(batch){unscaled}", "tok", "out", K::Values, false, "",
+     false,
+     "Without qkv_bias, mha.context_vecs bit for bit. (The notebook's last view uses embed_dim, "
+     "d_in: it runs only when d_in = d_out. This one views to d_out, as §3.6.2.)"},
+    // ch03/02.4 MHAEinsum
+    {"einsum.W_query", "bonus-einsum", P::Einsum, "", "Query weights of MHAEinsum (d_in × d_out)",
+     "torch.manual_seed({seed_class}); mha_einsum = MHAEinsum(d_in={d_in}, d_out={d_out}, "
+     "context_length={context_length}, dropout={class_dropout}, num_heads={num_heads}, "
+     "qkv_bias={qkv_bias}){eval}; mha_einsum.W_query",
+     "in", "out", K::Weights, false, "", false,
+     "torch.randn fills the three Parameters, out_proj draws, then kaiming_uniform_ redraws "
+     "each: for a (d_in, d_out) tensor its fan_in is size(1) = d_out, so the bound is "
+     "1/√d_out, not nn.Linear's 1/√d_in. Other numbers than §3.6.2's."},
+    {"einsum.W_key", "bonus-einsum", P::Einsum, "", "Key weights of MHAEinsum", "mha_einsum.W_key",
+     "in", "out", K::Weights, false, "", false, "Redrawn after the query weights."},
+    {"einsum.W_value", "bonus-einsum", P::Einsum, "", "Value weights of MHAEinsum",
+     "mha_einsum.W_value", "in", "out", K::Weights, false, "", false,
+     "Redrawn after the key weights."},
+    {"einsum.bias_q", "bonus-einsum", P::Einsum, "", "Query bias of MHAEinsum", "mha_einsum.bias_q",
+     "bias", "out", K::Weights, false, "", true, "Zeros, then U(±1/√d_out) after the weights."},
+    {"einsum.bias_k", "bonus-einsum", P::Einsum, "", "Key bias of MHAEinsum", "mha_einsum.bias_k",
+     "bias", "out", K::Weights, false, "", true, "Drawn after the query bias."},
+    {"einsum.bias_v", "bonus-einsum", P::Einsum, "", "Value bias of MHAEinsum", "mha_einsum.bias_v",
+     "bias", "out", K::Weights, false, "", true, "Drawn after the key bias."},
+    {"einsum.out_proj.weight", "bonus-einsum", P::Einsum, "", "Output projection weights",
+     "mha_einsum.out_proj.weight", "out", "out", K::Weights, false, "", false,
+     "nn.Linear(d_out, d_out), drawn between the randn and the kaiming redraws."},
+    {"einsum.out_proj.bias", "bonus-einsum", P::Einsum, "", "Output projection bias",
+     "mha_einsum.out_proj.bias", "bias", "out", K::Weights, false, "", false,
+     "Drawn after out_proj's weight."},
+    {"einsum.scores", "bonus-einsum", P::Einsum,
+     "batch einsum.W_query einsum.W_key einsum.bias_q einsum.bias_k",
+     "Scaled, then masked scores of every head",
+     "Q = (torch.einsum('bnd,do->bno', batch, mha_einsum.W_query){einsum_bq})"
+     ".view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)\n"
+     "K = (torch.einsum('bnd,do->bno', batch, mha_einsum.W_key){einsum_bk})"
+     ".view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)\n"
+     "scores = torch.einsum('bhnd,bhmd->bhnm', Q, K){einsum_scaled}\n"
+     "scores = scores.masked_fill(mha_einsum.mask[:{T}, :{T}].bool(), -torch.inf)",
+     "tok", "tok", K::Scores, true, "", false,
+     "Divided by √head_dim before the mask, where §3.6.2 masks, then divides inside the "
+     "softmax: −∞ / √head_dim is −∞ and every other score is the same division, so the softmax "
+     "reads the same numbers."},
+    {"einsum.context_vecs", "bonus-einsum", P::Einsum,
+     "batch einsum.W_query einsum.W_key einsum.W_value einsum.bias_q einsum.bias_k "
+     "einsum.bias_v einsum.out_proj.weight einsum.out_proj.bias",
+     "Context vectors of MHAEinsum", "context_vecs_einsum = mha_einsum(batch)", "tok", "out",
+     K::Values, false, "", false,
+     "With its own weights: not mha.context_vecs. Each einsum is a bmm over permuted operands, "
+     "the same sums in the same order as the chapter's products."},
+    {"einsum.copied.context_vecs", "bonus-einsum", P::Einsum,
+     "batch mha.W_query mha.W_key mha.W_value mha.b_query mha.b_key mha.b_value "
+     "mha.out_proj.weight mha.out_proj.bias",
+     "MHAEinsum carrying MultiHeadAttention's weights",
+     "torch.manual_seed({seed_class}); mha_einsum = MHAEinsum(d_in={d_in}, d_out={d_out}, "
+     "context_length={context_length}, dropout={class_dropout}, num_heads={num_heads}, "
+     "qkv_bias={qkv_bias}){eval}\n"
+     "with torch.no_grad():  # as the notebook's test copies them\n"
+     "    mha_einsum.W_query.copy_(mha.W_query.weight.T)\n"
+     "    mha_einsum.W_key.copy_(mha.W_key.weight.T)\n"
+     "    mha_einsum.W_value.copy_(mha.W_value.weight.T){einsum_copy_bias}\n"
+     "    mha_einsum.out_proj.weight.copy_(mha.out_proj.weight)\n"
+     "    mha_einsum.out_proj.bias.copy_(mha.out_proj.bias)\n"
+     "context_vecs_copied = mha_einsum(batch)",
+     "tok", "out", K::Values, false, "", false,
+     "Given §3.6.2's weights (transposed: einsum's are d_in × d_out), MHAEinsum computes "
+     "mha.context_vecs bit for bit, biases included (in eval mode or without dropout)."},
+    // ch03/02.5 and ch03/02.6 scaled_dot_product_attention: the blocked pass, written out
+    {"flash.running_max", "bonus-flash", P::Flash, "qkv.qkv", "Running max after each key block",
+     "torch.manual_seed({seed_class}); mha_flash = MHAPyTorchScaledDotProduct(d_in={d_in}, "
+     "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
+     "dropout={class_dropout}, qkv_bias={qkv_bias})\n"
+     "queries, keys, values = mha_flash.qkv(batch).view(2, {T}, 3, {num_heads}, {head_dim})"
+     ".permute(2, 0, 3, 1, 4)\n"
+     "context_vec, running_max, running_sum = flash_attention(queries, keys, values, "
+     "block={block}{flash_scale})\n"
+     "running_max",
+     "tok", "block", K::Scores, false, "", false,
+     "Keys come in blocks; each query row keeps the largest scaled score seen so far. Blocks "
+     "after the query's own are never computed (the causal mask), so the value carries over."},
+    {"flash.running_sum", "bonus-flash", P::Flash, "qkv.qkv", "Running sum after each key block",
+     "running_sum", "tok", "block", K::Values, false, "", false,
+     "The sum of exp(score − running max), rescaled by exp(old max − new max) whenever the max "
+     "grows: the softmax's denominator, built block by block."},
+    {"flash.context_vec", "bonus-flash", P::Flash, "qkv.qkv", "The heads' outputs, divided last",
+     "context_vec = context_vec.transpose(1, 2).contiguous().view(2, {T}, {d_out})", "tok", "out",
+     K::Values, false, "", false,
+     "Each block's exp(score − max) @ values is added to an accumulator rescaled like the sum; "
+     "the division by the sum comes last, once per row. No T × T tensor is ever held."},
+    {"flash.context_vecs", "bonus-flash", P::Flash,
+     "flash.context_vec qkv.proj.weight qkv.proj.bias", "Context vectors of the blocked pass",
+     "context_vecs_flash = mha_flash.proj(context_vec)  # = mha_flash(batch)", "tok", "out",
+     K::Values, false, "", false,
+     "MHAPyTorchScaledDotProduct draws MultiHeadAttentionCombinedQKV's weights; its "
+     "scaled_dot_product_attention (PyTorch 2.0+) is replaced by this pass."},
+    {"flash.difference", "bonus-flash", P::Flash, "flash.context_vecs qkv.context_vecs",
+     "Blocked pass minus the plain softmax", "difference = context_vecs_flash - context_vecs_qkv",
+     "tok", "out", K::Values, false, "", false,
+     "Rounding only: the exponentials are taken against a max that later grows and are "
+     "rescaled, and the division comes after the product. A few units in the last place."},
+    // ch03/02.7 and ch03/02.8 nn.MultiheadAttention
+    {"torchmha.in_proj_weight", "bonus-torchmha", P::TorchMha, "",
+     "in_proj_weight of nn.MultiheadAttention",
+     "torch.manual_seed({seed_class}); mha_pytorch_class = MHAPyTorchClass(d_in={d_in}, "
+     "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
+     "dropout={class_dropout}, qkv_bias=False){eval}; "
+     "mha_pytorch_class.multihead_attn.in_proj_weight",
+     "qkv", "in", K::Weights, false, "", false,
+     "One (3·d_out, d_out) Parameter, xavier_uniform_: U(±√(6 / (d_out + 3·d_out))), drawn "
+     "after out_proj's weight."},
+    {"torchmha.out_proj.weight", "bonus-torchmha", P::TorchMha, "",
+     "out_proj weights of nn.MultiheadAttention",
+     "mha_pytorch_class.multihead_attn.out_proj.weight", "out", "out", K::Weights, false, "", false,
+     "Built first, an nn.Linear without bias (bias=qkv_bias is False)."},
+    {"torchmha.proj.weight", "bonus-torchmha", P::TorchMha, "", "proj weights of MHAPyTorchClass",
+     "mha_pytorch_class.proj.weight", "out", "out", K::Weights, false, "", false,
+     "The wrapper's own nn.Linear(d_out, d_out) after the attention's out_proj: two output "
+     "projections in a row."},
+    {"torchmha.proj.bias", "bonus-torchmha", P::TorchMha, "", "proj bias of MHAPyTorchClass",
+     "mha_pytorch_class.proj.bias", "bias", "out", K::Weights, false, "", false,
+     "Drawn after proj's weight."},
+    {"torchmha.context_vecs", "bonus-torchmha", P::TorchMha,
+     "batch torchmha.in_proj_weight torchmha.out_proj.weight torchmha.proj.weight "
+     "torchmha.proj.bias",
+     "Context vectors of MHAPyTorchClass",
+     "context_vecs_torch = mha_pytorch_class(batch)  # need_weights=False: the same in 1.13", "tok",
+     "out", K::Values, false, "", false,
+     "In PyTorch 1.13 an attn_mask rules out the fast path, and need_weights=False runs the same "
+     "code: the weights are computed either way (2.0+ sends need_weights=False to "
+     "scaled_dot_product_attention)."},
+    {"torchmha.attn_weights", "bonus-torchmha", P::TorchMha, "batch torchmha.in_proj_weight",
+     "Attention weights averaged over the heads",
+     "torch.manual_seed({seed_class}); mha_pytorch_class = MHAPyTorchClass(d_in={d_in}, "
+     "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
+     "dropout={class_dropout}, qkv_bias=False){eval}\n"
+     "attn_weights = mha_pytorch_class.multihead_attn(batch, batch, batch, "
+     "attn_mask=mha_pytorch_class.mask[:{T}, :{T}], need_weights=True)[1]",
+     "tok", "tok", K::Probabilities, true, "", false,
+     "What need_weights=True returns: the (b, H, T, T) weights summed over the heads and "
+     "divided by H. Each row still sums to 1."},
+    {"torchmha.copied.context_vecs", "bonus-torchmha", P::TorchMha,
+     "batch mha.W_query mha.W_key mha.W_value mha.out_proj.weight mha.out_proj.bias",
+     "nn.MultiheadAttention carrying MultiHeadAttention's weights",
+     "torch.manual_seed({seed_class}); mha_pytorch_class = MHAPyTorchClass(d_in={d_in}, "
+     "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
+     "dropout={class_dropout}, qkv_bias=False){eval}\n"
+     "with torch.no_grad():\n"
+     "    mha_pytorch_class.multihead_attn.in_proj_weight.copy_(torch.cat("
+     "[mha.W_query.weight, mha.W_key.weight, mha.W_value.weight]))\n"
+     "    mha_pytorch_class.multihead_attn.out_proj.weight.copy_(mha.out_proj.weight)\n"
+     "    mha_pytorch_class.proj.weight.copy_(torch.eye({d_out}))\n"
+     "    mha_pytorch_class.proj.bias.copy_(mha.out_proj.bias)\n"
+     "context_vecs_copied = mha_pytorch_class(batch)",
+     "tok", "out", K::Values, false, "", false,
+     "PyTorch divides the queries by √head_dim before the product, (q/√hd)·k, where the chapter "
+     "divides the scores, (q·k)/√hd: the same bits when √head_dim is a power of two (head_dim "
+     "1, 4, 16, 64), a last bit apart otherwise."},
     // Beyond the chapter: rasbt/LLMs-from-scratch ch04/03_kv-cache (kv_cache.hpp). The batch
     // fed one token per step, every step's rows stacked: "step" rows are step t's new row.
     {"kv.queries", "kv", P::Kv, "batch mha.W_query mha.b_query", "Each step's new query",
@@ -409,6 +595,27 @@ const std::vector<SectionInfo> kSections = {
     {"mha", "3.6.2", "Implementing multi-head attention with weight splits",
      "One wide projection split into heads by view and transpose: the heads run as one batched "
      "product, then out_proj mixes them."},
+    // The bonus notebook (mha-implementations.ipynb), numbered after its headings.
+    {"bonus-qkv", "ch03/02.3", "An alternative multi-head attention with combined weights",
+     "Beyond the chapter (the book's ch03/02_bonus_efficient-multihead-attention): other "
+     "implementations of §3.6.2's module. One nn.Linear(d_in, 3·d_out) makes "
+     "queries, keys and values in one product; with the same seed it draws §3.6.2's weights "
+     "and computes its numbers bit for bit. One product instead of three reads the inputs "
+     "once: the same arithmetic, a little less memory traffic (docs/bonus.md has the times)."},
+    {"bonus-einsum", "ch03/02.4", "Multi-head attention with Einsum",
+     "torch.einsum for every product. Its own initialisation gives other weights; given "
+     "§3.6.2's, it computes the same bits. einsum permutes its operands into the same bmm: "
+     "the same arithmetic, plus the permutations' copies."},
+    {"bonus-flash", "ch03/02.5", "PyTorch's scaled dot product attention and FlashAttention",
+     "scaled_dot_product_attention (PyTorch 2.0+) never holds the T × T weights: it walks the "
+     "keys in blocks with a running max and sum. Written out here; it differs from the plain "
+     "softmax by rounding only. No T × T tensor is written and read back, and key blocks after "
+     "the diagonal are skipped: less memory traffic, the same products."},
+    {"bonus-torchmha", "ch03/02.7", "Using PyTorch's torch.nn.MultiheadAttention",
+     "PyTorch's own module, wrapped as the notebook does (it needs d_in = d_out and no "
+     "qkv_bias). Given §3.6.2's weights it scales the queries before the product. Slower: it "
+     "also averages the T × T weights over the heads, and the wrapper adds a second "
+     "projection."},
     {"kv", "ch04/03", "Generating with a KV cache",
      "Beyond the chapter (the book's ch04/03_kv-cache): a model generates one token at a time. "
      "With a cache, each step computes the new token's query, key and value only, keeps every "
@@ -445,8 +652,8 @@ const char* to_string(StageKind kind) {
 }
 
 const char* to_string(Part part) {
-  static const char* const kNames[kParts] = {"inputs",  "simple", "v1", "sa",
-                                             "wrapper", "mha",    "kv"};
+  static const char* const kNames[kParts] = {
+      "inputs", "simple", "v1", "sa", "wrapper", "mha", "qkv", "einsum", "flash", "torchmha", "kv"};
   return kNames[static_cast<int>(part)];
 }
 

@@ -23,8 +23,9 @@ enum class StageKind {
 
 // The parts of the program that run on demand (walkthrough.cpp), each from the inputs alone:
 // asking for a stage runs its part only. Inputs, the part of that one stage, always runs.
-enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Kv };
-constexpr int kParts = 7;
+// Qkv to TorchMha: the bonus notebook's implementations (bonus.hpp), Kv: ch04/03 (kv_cache.hpp).
+enum class Part { Inputs, Simple, V1, Sa, Wrapper, Mha, Qkv, Einsum, Flash, TorchMha, Kv };
+constexpr int kParts = 11;
 // Whether the part builds a MultiHeadAttention (skipped when num_heads does not divide d_out).
 constexpr bool needs_mha(Part p) { return p == Part::Mha || p == Part::Kv; }
 
@@ -67,7 +68,7 @@ const std::vector<SectionInfo>& section_table();
 const StageInfo* find_stage(std::string_view id);
 
 const char* to_string(StageKind kind);
-const char* to_string(Part part);  // "inputs", "simple", "v1", "sa", "wrapper", "mha", "kv"
+const char* to_string(Part part);  // "inputs", "simple", ..., "mha", "qkv", ..., "kv"
 
 // One operand of a stage: `axis` "row" or "col" and `index` 'i' or 'j' (element [i, j]'s row
 // or column), or "" and 0 for a stage read whole.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "attention.hpp"
+#include "bonus.hpp"
 #include "kv_cache.hpp"
 #include "nn.hpp"
 #include "parallel.hpp"
@@ -439,6 +440,108 @@ void mha_part(Builder& out, const Config& c, Generator& gen, int d_in, Shard sha
     out.add("mha.context_vecs", std::move(t.context_vecs));
 }
 
+// The bonus notebook's implementations (bonus.hpp), each re-seeded as its notebook cell is;
+// a forward's dropout draws follow its module's init, as in the stage's code.
+
+// §3.6.2's module from its seed, for the stages that copy its weights.
+MultiHeadAttention chapter_mha(const Config& c, int d_in) {
+  Generator g;
+  g.manual_seed(c.seed_class);
+  return MultiHeadAttention(d_in, c.d_out, c.context_length, c.class_dropout, c.num_heads,
+                            c.qkv_bias, g);
+}
+
+void qkv_part(Builder& out, const Config& c, Generator& gen, int d_in) {
+  gen.manual_seed(c.seed_class);
+  const CombinedQKV m(d_in, c.d_out, c.qkv_bias, gen);
+  if (out.needs("qkv.weight")) out.add("qkv.weight", m.qkv.weight);
+  if (m.qkv.bias && out.needs("qkv.bias")) out.add("qkv.bias", *m.qkv.bias);
+  if (out.needs("qkv.proj.weight")) out.add("qkv.proj.weight", m.proj.weight);
+  if (out.needs("qkv.proj.bias")) out.add("qkv.proj.bias", *m.proj.bias);
+  if (out.needs("qkv.qkv")) out.add("qkv.qkv", m.qkv(out.get("batch")));
+  if (out.needs("qkv.context_vecs"))
+    out.add("qkv.context_vecs", m.as_mha(c).forward(out.get("batch"), gen));
+}
+
+void einsum_part(Builder& out, const Config& c, Generator& gen, int d_in) {
+  const auto batch = [&]() -> const Tensor& { return out.get("batch"); };  // when needed
+  gen.manual_seed(c.seed_class);
+  const MHAEinsum m(d_in, c.d_out, c.qkv_bias, gen);
+  const Tensor* w[] = {&m.W_query, &m.W_key, &m.W_value};
+  const std::optional<Tensor>* b[] = {&m.bias_q, &m.bias_k, &m.bias_v};
+  static const char* const kIds[] = {"einsum.W_query", "einsum.W_key",  "einsum.W_value",
+                                     "einsum.bias_q",  "einsum.bias_k", "einsum.bias_v"};
+  for (int k = 0; k < 3; ++k)
+    if (out.needs(kIds[k])) out.add(kIds[k], *w[k]);
+  for (int k = 0; c.qkv_bias && k < 3; ++k)
+    if (out.needs(kIds[3 + k])) out.add(kIds[3 + k], **b[k]);
+  if (out.needs("einsum.out_proj.weight")) out.add("einsum.out_proj.weight", m.out_proj.weight);
+  if (out.needs("einsum.out_proj.bias")) out.add("einsum.out_proj.bias", *m.out_proj.bias);
+  if (out.needs("einsum.scores")) {  // the chapter's masked scores, divided: -inf stays -inf
+    TraceKeep keep;
+    keep.heads = keep.weights = keep.context = false;  // no softmax: no dropout draw
+    Tensor scores = m.as_mha(c).trace(batch(), gen, keep).attn_scores;
+    const float divisor = score_divisor(c.d_out / c.num_heads, c.scale);
+    if (c.scale)
+      for (float& v : scores.data) v /= divisor;
+    out.add("einsum.scores", std::move(scores));
+  }
+  if (out.needs("einsum.context_vecs"))
+    out.add("einsum.context_vecs", m.as_mha(c).forward(batch(), gen));
+  if (out.needs("einsum.copied.context_vecs")) {
+    gen.manual_seed(c.seed_class);
+    const MHAEinsum fresh(d_in, c.d_out, c.qkv_bias, gen);  // its draws, then the copy
+    MultiHeadAttention copied = chapter_mha(c, d_in);
+    copied.training = c.train;
+    copied.scale = c.scale;
+    copied.rng = c.rng;
+    out.add("einsum.copied.context_vecs", copied.forward(batch(), gen));
+  }
+}
+
+void flash_part(Builder& out, const Config& c) {
+  const int T = c.num_tokens();
+  FlashTrace f = flash_attention(out.get("qkv.qkv"), c.num_heads, flash_block(T), c.scale);
+  if (out.needs("flash.running_max")) out.add("flash.running_max", std::move(f.running_max));
+  if (out.needs("flash.running_sum")) out.add("flash.running_sum", std::move(f.running_sum));
+  if (!out.needs("flash.context_vec")) return;
+  const Tensor& context_vec = out.add("flash.context_vec", std::move(f.context_vec));
+  if (!out.needs("flash.context_vecs")) return;
+  const Linear proj(out.get("qkv.proj.weight"), out.get("qkv.proj.bias"));
+  const Tensor& flash = out.add("flash.context_vecs", proj(context_vec));
+  if (!out.needs("flash.difference")) return;
+  Tensor difference = flash;
+  const Tensor& plain = out.get("qkv.context_vecs");
+  for (std::size_t k = 0; k < difference.numel(); ++k) difference.data[k] -= plain.data[k];
+  out.add("flash.difference", std::move(difference));
+}
+
+void torchmha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
+  const auto batch = [&]() -> const Tensor& { return out.get("batch"); };  // when needed
+  gen.manual_seed(c.seed_class);
+  const TorchMHA m(c.d_out, gen);
+  if (out.needs("torchmha.in_proj_weight")) out.add("torchmha.in_proj_weight", m.in_proj_weight);
+  if (out.needs("torchmha.out_proj.weight")) out.add("torchmha.out_proj.weight", m.out_proj.weight);
+  if (out.needs("torchmha.proj.weight")) out.add("torchmha.proj.weight", m.proj.weight);
+  if (out.needs("torchmha.proj.bias")) out.add("torchmha.proj.bias", *m.proj.bias);
+  if (out.needs("torchmha.context_vecs"))
+    out.add("torchmha.context_vecs", m.proj(m.as_mha(c).forward(batch(), gen)));
+  if (out.needs("torchmha.attn_weights")) {
+    gen.manual_seed(c.seed_class);
+    const TorchMHA fresh(c.d_out, gen);
+    TraceKeep keep;
+    keep.heads = keep.scores = keep.context = false;
+    out.add("torchmha.attn_weights",
+            average_heads(fresh.as_mha(c).trace(batch(), gen, keep).attn_weights));
+  }
+  if (out.needs("torchmha.copied.context_vecs")) {
+    gen.manual_seed(c.seed_class);
+    const TorchMHA fresh(c.d_out, gen);  // its draws, then the copy
+    const TorchMHA copied(chapter_mha(c, d_in));
+    out.add("torchmha.copied.context_vecs", copied.proj(copied.as_mha(c).forward(batch(), gen)));
+  }
+}
+
 // Whether a run needs the cached generation itself (kv.mask alone does not).
 template <typename Plan>
 bool kv_generates(const Plan& p) {
@@ -496,16 +599,25 @@ std::vector<int> shape_of(const Config& c, const StageInfo& s) {
     if (axis == "hd") return c.d_out / H;
     if (axis == "hout") return H * c.d_out;
     if (axis == "head") return H;
+    if (axis == "qkv") return 3 * c.d_out;
+    if (axis == "block") return flash_blocks(T);
     return 1;  // "sum", "bias", "": one row or column
   };
   std::vector<int> shape;  // leading dimensions: the batch of two, heads
+  const bool bonus = s.part > Part::Mha && s.part < Part::Kv;
   const bool kv = s.part == Part::Kv && id != "kv.mask",  // (2, ...), 4-D but the context
       kv_heads = kv && id != "kv.context_vec" && id != "kv.context_vecs";
-  if (id == "batch" || id == "context_vecs" || id == "mhaw.context_vecs" ||
-      id == "mha.context_vec" || id == "mha.context_vecs" || fused(id) || kv)
-    shape.push_back(2);
-  if (fused(id) || kv_heads || id == "mhaw.W_query" || id == "mhaw.W_key" || id == "mhaw.W_value")
-    shape.push_back(H);
+  if (bonus) {
+    const int lead = bonus_leading(id);
+    if (lead >= 1) shape.push_back(2);
+    if (lead == 2) shape.push_back(H);
+  } else {
+    if (id == "batch" || id == "context_vecs" || id == "mhaw.context_vecs" ||
+        id == "mha.context_vec" || id == "mha.context_vecs" || fused(id) || kv)
+      shape.push_back(2);
+    if (fused(id) || kv_heads || id == "mhaw.W_query" || id == "mhaw.W_key" || id == "mhaw.W_value")
+      shape.push_back(H);
+  }
   if (*s.rows != '\0' && std::string_view(s.rows) != "bias") shape.push_back(size(s.rows));
   if (*s.cols != '\0') shape.push_back(size(s.cols));
   return shape;
@@ -538,7 +650,7 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     const bool one_pass =
         fused(s.id) || (s.part == Part::Kv && std::string_view(s.id) != "kv.mask");
     if (!(one_pass ? plan.keeps(s.id) : plan.needs(s.id))) continue;
-    if ((s.bias && !c.qkv_bias) || (needs_mha(s.part) && !mha_ok)) continue;
+    if ((s.bias && !c.qkv_bias) || !part_error(s.part, c).empty()) continue;
     kept += static_cast<double>(Tensor::numel_of(shape_of(c, s)));
   }
   const auto step = [&](bool runs, double floats) {
@@ -591,6 +703,31 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     }
     step(true, 3 * Dd + d * d + 4 * d + trace);
   }
+  // The bonus modules (bonus.hpp): their weights and as_mha's copy (and §3.6.2's module and a
+  // fresh one for the copied stages); for a forward its projections and per-worker scores and
+  // weights (the whole weights when averaged over the heads); the blocked pass's trace.
+  const auto bonus = [&](Part p, double module, std::initializer_list<const char*> forwards,
+                         const char* copied, bool whole) {
+    if (!plan.any(p) || !part_error(p, c).empty()) return;
+    bool forward = false;
+    for (const char* id : forwards) forward = forward || plan.needs(id);
+    const bool copy = *copied != 0 && plan.needs(copied);
+    // einsum.scores alone: kept whole (a stage), no softmax.
+    const bool scores = !copy && p == Part::Einsum && !plan.needs("einsum.context_vecs");
+    step(true,
+         2 * module + (copy ? 2 * module + 3 * Dd + d * d + 4 * d : 0) +
+             (forward || copy ? 4 * B * Td + causal(B * H, workers(B * H), scores, whole, !scores)
+                              : 0));
+  };
+  bonus(Part::Qkv, 3 * Dd + 3 * d + d * d + d, {"qkv.context_vecs"}, "", false);
+  bonus(Part::Einsum, 3 * Dd + 3 * d + d * d + d, {"einsum.scores", "einsum.context_vecs"},
+        "einsum.copied.context_vecs", false);
+  bonus(Part::TorchMha, 3 * d * d + 2 * d * d + d,
+        {"torchmha.context_vecs", "torchmha.attn_weights"}, "torchmha.copied.context_vecs",
+        plan.needs("torchmha.attn_weights"));
+  const double blocks = flash_blocks(static_cast<int>(T)), block = flash_block(static_cast<int>(T));
+  step(plan.any(Part::Flash) && part_error(Part::Flash, c).empty(),
+       2 * B * H * T * blocks + B * Td + block * block + 3 * block * (d / H) + 3 * block);
   // The cached generation: the module; its cache of keys and values and the queries before
   // their split, (B, T, d) each; the context before and after out_proj; a step's rows.
   if (kv_generates(plan) && mha_ok) step(true, 3 * Dd + d * d + 4 * d + 5 * B * Td + 8 * d + 2 * T);
@@ -642,7 +779,15 @@ RunCost run_cost(const Config& config, const std::vector<std::string>& wanted) {
     part(true, 0, 0, B * 3);
     part(plan.needs("mha.attn_scores"), B * Hs, B, 0);
   }
-  return {run_bytes(config, wanted), work, 4 * T * (T + D) * d};
+  // The bonus notebook's modules: about one MultiHeadAttention forward each (einsum two: its
+  // own and the copy; nn.MultiheadAttention three: its own, the averaged weights, the copy),
+  // costed as §3.6.2's part above; not fitted.
+  double forwards = 0;
+  for (const auto& [p, n] :
+       {std::pair{Part::Qkv, 1}, {Part::Einsum, 2}, {Part::Flash, 1}, {Part::TorchMha, 3}})
+    if (plan.any(p) && part_error(p, c).empty()) forwards += n;
+  work += forwards * (2.25 * TT * B * Hs + 0.015 * TT * d * B + shared * TDd * B * 3);
+  return {run_bytes(config, wanted), work, 4 * T * (T + D) * d * (1 + forwards)};
 }
 
 std::string stages_error(const Config& config, const std::vector<std::string>& wanted) {
@@ -650,9 +795,7 @@ std::string stages_error(const Config& config, const std::vector<std::string>& w
     if (find_stage(id) == nullptr) return "unknown stage \"" + id + "\"";
   }
   for (const std::string& id : wanted) {
-    if (needs_mha(part_of(id))) {
-      if (std::string e = mha_error(config); !e.empty()) return e;
-    }
+    if (std::string e = part_error(part_of(id), config); !e.empty()) return e;
   }
   if (const double bytes = bytes_needed(config, wanted); bytes > kMaxRunBytes) {
     const auto mib = [](double b) {
@@ -705,6 +848,12 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (plan.any(Part::Wrapper)) wrapper_part(out, c, inputs, gen);
   // Skipped, like the bias stages without qkv_bias, when the heads do not divide d_out.
   if (plan.any(Part::Mha) && mha_error(c).empty()) mha_part(out, c, gen, inputs.cols(), shard);
+  // The bonus notebook's, skipped (as above) when the configuration rules them out.
+  const auto runs = [&](Part p) { return plan.any(p) && part_error(p, c).empty(); };
+  if (runs(Part::Qkv)) qkv_part(out, c, gen, inputs.cols());
+  if (runs(Part::Einsum)) einsum_part(out, c, gen, inputs.cols());
+  if (runs(Part::Flash)) flash_part(out, c);
+  if (runs(Part::TorchMha)) torchmha_part(out, c, gen, inputs.cols(), shard);
   if (plan.any(Part::Kv) && mha_error(c).empty()) kv_part(out, c, gen, inputs.cols());
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order

@@ -253,7 +253,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   assert.deepEqual((await widgetStages(page)).w, ['context_vecs', 'mask']);
   await set('stages', null); // every stage
   await page.waitForFunction(
-    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 68,
+    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 86, // 60 + 18 of the bonus notebook + 8 of the KV cache
   );
   // controls: none, compact, full; the form follows the attribute.
   const fields = () =>
@@ -280,7 +280,7 @@ test('attribute changes re-render; bad attributes say what is wrong', async () =
   assert.equal(controlled.length, 14); // query_token … num_heads
   await page.locator('#w input[name=qkv_bias]').check();
   await page.waitForFunction(
-    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 72,
+    () => document.querySelector('#w').shadowRoot.querySelectorAll('[data-stage]').length === 102, // 72 + 22 of the bonus notebook (no nn.MultiheadAttention with qkv_bias) + 8 of the KV cache
   );
   await set('controls', 'compact');
   await page.waitForFunction(
@@ -615,7 +615,7 @@ test("the page's Embed button copies a snippet that shows the stage with the cur
     (await exportDetail(page, null, 'masked', 'embed')).text,
     /<causal-attention-demo stages="masked" preset="book">/,
   );
-  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 68);
+  assert.equal(await page.locator('[data-stage] button[data-export=embed]').count(), 86);
   assert.deepEqual([...problems, ...pasted.problems], []);
   await pasted.page.close();
   await page.close();

@@ -25,6 +25,14 @@ const NOTEBOOKS = {
     query_token: 3,
   },
   'three heads, dropout': { d_out: 6, num_heads: 3, class_dropout: 0.2, dropout: 0.25 },
+  // d_in = d_out: nn.MultiheadAttention (ch03/02.7) runs too; head_dim 2, √2 inexact
+  'nn.MultiheadAttention, no scale': {
+    inputs: { randn: [7, 6], seed: 2 },
+    d_out: 6,
+    num_heads: 3,
+    class_dropout: 0.1,
+    scale: false,
+  },
 };
 // More configurations for the code lines alone.
 const CONFIGS = [
@@ -112,6 +120,11 @@ test("the sections are the book's: numbers, titles, and where the 0.1921 row is"
       '3.5.3 Implementing a compact causal attention class',
       '3.6.1 Stacking multiple single-head attention layers',
       '3.6.2 Implementing multi-head attention with weight splits',
+      // the bonus notebook (mha-implementations.ipynb), its folder and headings
+      'ch03/02.3 An alternative multi-head attention with combined weights',
+      'ch03/02.4 Multi-head attention with Einsum',
+      "ch03/02.5 PyTorch's scaled dot product attention and FlashAttention",
+      "ch03/02.7 Using PyTorch's torch.nn.MultiheadAttention",
       // Past the chapter: the book repository's folder as the number
       'ch04/03 Generating with a KV cache',
     ],

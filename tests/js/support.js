@@ -40,9 +40,10 @@ function parseExact(text) {
   );
 }
 
-/** The golden cases, each with `configText`: its configuration exactly as the file has it. */
-function goldenCases() {
-  const dir = path.join(root, 'tests/golden/cases');
+/** The golden cases (tests/golden/cases, or another folder: 'bonus'), each with `configText`:
+ *  its configuration exactly as the file has it. */
+function goldenCases(folder = 'cases') {
+  const dir = path.join(root, 'tests/golden', folder);
   return fs
     .readdirSync(dir)
     .sort()

@@ -48,6 +48,7 @@ test("torchFormat equals the CLI's torch format on every stage of every golden c
   let numbers = 0;
   for (const g of goldenCases()) {
     const out = spawnSync(cli, ['--config', '-', '--format', 'torch'], {
+      maxBuffer: 1 << 28,
       input: g.configText,
       encoding: 'utf8',
     }).stdout;

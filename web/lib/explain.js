@@ -6,6 +6,7 @@
 import { info as stageInfo } from './facts.js';
 import { f32 } from './format.js';
 import * as batch from './explain/batch.js';
+import * as bonus from './explain/bonus.js';
 import { context } from './explain/common.js';
 import * as heads from './explain/heads.js';
 import * as kv from './explain/kv.js';
@@ -15,7 +16,7 @@ import * as simple from './explain/simple.js';
 import * as v1 from './explain/v1.js';
 
 var bySection = {}; // section id -> its modules (§3.5.1: self.js, then mask.js)
-[simple, v1, self, mask, batch, heads, kv].forEach(function (m) {
+[simple, v1, self, mask, batch, heads, bonus, kv].forEach(function (m) {
   m.sections.forEach(function (s) {
     (bySection[s] = bySection[s] || []).push(m);
   });
