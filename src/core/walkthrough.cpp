@@ -853,7 +853,7 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   if (runs(Part::Qkv)) qkv_part(out, c, gen, inputs.cols());
   if (runs(Part::Einsum)) einsum_part(out, c, gen, inputs.cols());
   if (runs(Part::Flash)) flash_part(out, c);
-  if (runs(Part::TorchMha)) torchmha_part(out, c, gen, inputs.cols(), shard);
+  if (runs(Part::TorchMha)) torchmha_part(out, c, gen, inputs.cols());
   if (plan.any(Part::Kv) && mha_error(c).empty()) kv_part(out, c, gen, inputs.cols());
 
   if (!wanted.empty()) {  // only what was asked for, still in walkthrough order
