@@ -89,11 +89,14 @@ export function runner() {
       c;
     if (poolSize() < 2 || !ids.length || !ids.every(RegExp.prototype.test.bind(POOLED)))
       return null;
-    try {
-      c = api.run(config, { stages: [] }).config; // resolved: every key, nothing computed
-    } catch (e) {
-      return null; // the one Worker reports it
-    }
+    c = {}; // the keys the plan reads, as given or the settings' defaults
+    ['d_out', 'num_heads', 'train', 'class_dropout'].forEach(function (k) {
+      c[k] = Object.prototype.hasOwnProperty.call(config, k)
+        ? config[k]
+        : api.settings.filter(function (s) {
+            return s.key === k;
+          })[0].default;
+    });
     if ((c.train && c.class_dropout !== 0) || c.d_out % c.num_heads) return null;
     return { c: c, ids: ids, n: poolSize(), order: api.stageIds, t0: performance.now() };
   }
