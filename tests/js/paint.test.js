@@ -35,8 +35,8 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // the step slider: app.js 39,074 -> 41,253, page 43,266 -> 45,604; the widget's module +3,022.
 // Issue 23's bonus sections: their 18 stages in the book's snapshot and the tables in app.js
 // (page +5,342: 43,266 -> 48,608 on main b240cf7), the module (widget +11,3xx).
-const PAGE_CEILING = 51100,
-  WIDGET_CEILING = 112800;
+const PAGE_CEILING = 51500,
+  WIDGET_CEILING = 113000;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
