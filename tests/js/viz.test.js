@@ -54,6 +54,8 @@ test('every (T, T) scores or weights stage has a drawing: one line per unmasked 
     'mha.attn_scores',
     'mha.attn_weights',
     'mha.attn_weights',
+    'einsum.scores', // the bonus notebook's MHAEinsum, scaled then masked
+    'einsum.scores',
   ]);
   const causal = new Set([
     'masked_simple',
@@ -703,6 +705,7 @@ test('masked pairs: one faint cut stub each, with a text alternative, filtered w
     attn_weights_dropped: 15,
     'mha.attn_scores': 15, // one per pair, not per head
     'mha.attn_weights': 15,
+    'einsum.scores': 15,
   });
   assert.equal(all.masked[0], 'masked: journey comes after Your');
   // Focusing query "starts" (row 2) leaves its three stubs.
