@@ -27,12 +27,8 @@ function thumb(c, m, info) {
   size(c, m);
   waiting.set(c, [m, info]);
   if (!win || !win.IntersectionObserver) return paintThumb(c, m, info);
+  onScheme(win, repaintAll); // once per window: onScheme keeps a set of functions
   if (!io) {
-    onScheme(win, function () {
-      painted.forEach(function (w, t) {
-        paintThumb(t, w[0], w[1]);
-      });
-    });
     io = new win.IntersectionObserver(
       function (entries) {
         entries.forEach(function (e) {
@@ -48,6 +44,11 @@ function thumb(c, m, info) {
   }
   io.unobserve(c);
   io.observe(c);
+}
+function repaintAll() {
+  painted.forEach(function (w, t) {
+    paintThumb(t, w[0], w[1]);
+  });
 }
 function size(c, m) {
   var dpr = (c.ownerDocument.defaultView || {}).devicePixelRatio || 1,

@@ -14,7 +14,6 @@ var live = new Set(); // the heatmaps on screen somewhere: redrawn when the colo
 // app.js holds one, causal-attention.js another: CausalAttention.heatmap.state reads both's)
 var STATES = Symbol.for('causal-attention.heatmaps'),
   states = globalThis[STATES] || (globalThis[STATES] = new WeakMap());
-var schemes = new WeakSet(); // the windows whose colour scheme is watched
 
 // Draws the view (and the cursor, and a drag's rectangle) onto the visible canvas.
 function draw(h) {
@@ -64,6 +63,13 @@ function redraw(h) {
   if (h.visible) draw(h);
   else h.dirty = true; // drawn when it comes into view
 }
+// The colours are CSS variables of the light and dark themes: a new scheme, new pixels.
+function repaintAll() {
+  live.forEach(function (h) {
+    h.img = null;
+    redraw(h);
+  });
+}
 function observe(h) {
   var doc = h.canvas.ownerDocument,
     win = doc.defaultView;
@@ -71,16 +77,7 @@ function observe(h) {
     if (!other.canvas.isConnected) live.delete(other);
   });
   live.add(h);
-  if (win && !schemes.has(win)) {
-    // The colours are CSS variables of the light and dark themes: a new scheme, new pixels.
-    schemes.add(win);
-    onScheme(win, function () {
-      live.forEach(function (other) {
-        other.img = null;
-        redraw(other);
-      });
-    });
-  }
+  onScheme(win, repaintAll); // once per window: onScheme keeps a set of functions
   if (!win || !win.IntersectionObserver) {
     h.visible = true;
     return;
