@@ -7,7 +7,8 @@
 // for the book and randn T = 32 and 128; at T = 1024 × 768 (d_out 64) the bytes crossing into
 // JS, the wasm memory and the page's Worker time; the core's native benchmark. Medians.
 // `--output FILE` also writes the printout, dated, with the CPU and the load average, to FILE
-// (docs/performance-budgets.md is that file: the docs copy no figure by hand).
+// (docs/performance-budgets.md is that file: the docs copy no figure by hand). The README's
+// sizes: `node build-scripts/sizes.js --readme`.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -15,6 +16,7 @@ const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, web } = require('../tests/js/browser');
+const { files, sizes } = require('./sizes');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
 // commit (`git log -L` on this line), and the target, 72,000, is not met.
@@ -35,16 +37,6 @@ const median = (a) => {
 const stats = (a) =>
   `median ${ms(median(a))} (min ${ms(Math.min(...a))}, max ${ms(Math.max(...a))}, n = ${a.length})`;
 
-function files(dir) {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => {
-      const p = path.join(dir, e.name);
-      return e.isDirectory() ? files(p) : e.isFile() ? [p] : [];
-    })
-    .sort();
-}
-
 function size() {
   console.log(`Size: gzip -9 of every file under ${web}/ (budget ${group(SIZE_BUDGET)} bytes)`);
   let raw = 0,
@@ -62,7 +54,11 @@ function size() {
     `  ${'total'.padEnd(36)} ${group(raw).padStart(9)} raw ${group(gz).padStart(9)} gzip` +
       `   ${gz <= SIZE_BUDGET ? 'within' : 'OVER'} the budget of ${group(SIZE_BUDGET)} bytes`,
   );
-  return { raw, gz };
+  const s = sizes(web);
+  console.log(
+    `  before the first table: page ${group(s['page-first'])} gzip, widget ${group(s['widget-first'])} gzip`,
+  );
+  return { raw, gz, sizes: s };
 }
 
 // Records, from before any script of the page runs, performance.now() (relative to navigation
