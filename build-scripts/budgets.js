@@ -20,7 +20,7 @@ const { files, sizes } = require('./sizes');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
 // commit (`git log -L` on this line), and the target, 72,000, is not met.
-const SIZE_BUDGET = 183800,
+const SIZE_BUDGET = 185200,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, randn: 50 };
 const LOADS = 10,
