@@ -23,6 +23,8 @@ export function poolSize() {
 export function runner() {
   var workers = [],
     pending = {},
+    busy = [], // busy[i]: the requests Worker i has not answered
+    queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
     broken = !scriptUrl;
   function onMain(config, options) {
@@ -51,6 +53,9 @@ export function runner() {
       pending[id].reject(DIED);
       delete pending[id];
     });
+    queue.splice(0).forEach(function (q) {
+      q[3](DIED);
+    });
   }
   function worker(i) {
     if (!workers[i]) {
@@ -63,6 +68,8 @@ export function runner() {
       workers[i].onmessage = function (e) {
         var p = pending[e.data.id];
         delete pending[e.data.id];
+        busy[i]--;
+        drain();
         try {
           p.resolve(settle(e.data, 'worker'));
         } catch (err) {
@@ -73,22 +80,50 @@ export function runner() {
     }
     return workers[i];
   }
-  // Worker i's reply to msg: {result, ms, memory} or {stage, memory}.
-  function post(i, msg, transfer) {
-    return new Promise(function (resolve, reject) {
-      var w = worker(i);
-      msg.id = next++;
-      pending[msg.id] = { resolve: resolve, reject: reject };
-      w.postMessage(msg, transfer || []);
+  // Worker i's reply to msg: {result, ms, memory} or {stage, memory}. A run asked of a pool
+  // (its heads are asked for after the result: page/pool.js) goes to the main thread where no
+  // Worker runs.
+  function ask(i, msg, transfer) {
+    if (broken && !msg.project) return onMain(msg.config, msg.options);
+    return post(i, msg, transfer).catch(function (e) {
+      if (e === DIED && !msg.project) return onMain(msg.config, msg.options);
+      throw e;
     });
   }
+  // i = -1: the first Worker free takes it (a head asked for while the shards run goes to the
+  // Worker whose shard ends first).
+  function post(i, msg, transfer) {
+    return new Promise(function (resolve, reject) {
+      if (i >= 0) return send(i, msg, transfer, resolve, reject);
+      queue.push([msg, transfer, resolve, reject]);
+      drain();
+    });
+  }
+  function send(i, msg, transfer, resolve, reject) {
+    var w = worker(i);
+    msg.id = next++;
+    pending[msg.id] = { resolve: resolve, reject: reject };
+    busy[i] = (busy[i] || 0) + 1;
+    w.postMessage(msg, transfer || []);
+  }
+  function drain() {
+    for (var i = 0; i < poolSize() && queue.length; i++)
+      if (!busy[i]) {
+        var q = queue.shift();
+        try {
+          send(i, q[0], q[1], q[2], q[3]);
+        } catch (e) {
+          q[3](e); // no Worker starts: DIED
+        }
+      }
+  }
   // The pool's shards and the stages asked of them, or null where one Worker does it all: not
-  // only MultiHeadAttention's stages, dropout drawn over every head, or one core.
+  // only MultiHeadAttention's stages, or dropout drawn over every head. (One core: a pool of
+  // one, whose weights are computed on demand all the same.)
   function plan(api, config, options) {
     var ids = (options && options.stages) || [],
       c;
-    if (poolSize() < 2 || !ids.length || !ids.every(RegExp.prototype.test.bind(POOLED)))
-      return null;
+    if (!ids.length || !ids.every(RegExp.prototype.test.bind(POOLED))) return null;
     c = {}; // the keys the plan reads, as given or the settings' defaults
     ['d_out', 'num_heads', 'train', 'class_dropout'].forEach(function (k) {
       c[k] = Object.prototype.hasOwnProperty.call(config, k)
@@ -108,13 +143,24 @@ export function runner() {
           var p = plan(api, config, options);
           if (!p) return post(0, { config: config, options: options });
           return pageLater().then(function (m) {
-            return m.pool.pooled(post, config, p);
+            return m.pool.pooled(ask, config, p);
           });
         })
         .catch(function (e) {
           if (e === DIED) return onMain(config, options);
           throw e;
         });
+    },
+    /** Starts the pool's Workers now (each loads its module at once), and loads the pool's
+     *  steps (page/pool.js): a preset is coming. */
+    warm: function () {
+      pageLater();
+      for (var i = 0; i < poolSize() && !broken; i++)
+        try {
+          worker(i);
+        } catch (e) {
+          // none may start here: runs go to the main thread
+        }
     },
     /** 'worker' when runs go to Workers, 'main' when they fall back to the main thread. */
     get mode() {
