@@ -5,7 +5,7 @@
 // exactly halfway between two floats (or rounded among float's subnormals). Which steps can do
 // that was settled over every float d in [-104, 100] (outside it the result is 0, inf or NaN
 // whatever the steps give): the first two sums are exact, the subnormal ones too, and a
-// rounded sum lands halfway only in the 6th and 8th steps (7 inputs, tests/wasm/kernels.cpp).
+// rounded sum lands halfway only in the 6th and 8th steps (7 inputs; tests/golden/exp_ties.cpp).
 // Those two steps are checked; a group of 4 with a halfway sum is redone by sleef::expf_u10,
 // lane by lane. tests/golden/check_exp.cpp compares all 2^32 inputs.
 #include <wasm_simd128.h>
