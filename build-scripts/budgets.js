@@ -3,7 +3,7 @@
 //          (a ceiling against growth; the target is 72,000: see README, Budgets)
 //   load   navigation start -> the frame after data-ready painted           target 150 ms, reported
 //   edit   an `input` event on a control -> the next frame painted          target 16 ms (book),
-//                                                                           50 ms (T = 32, 128), reported
+//          (build-scripts/edit-timing.js; edit-profile.js traces it)         30 ms (T = 32), 50 (T = 128)
 // for the book and randn T = 32 and 128; at T = 1024 × 768 (d_out 64) the bytes crossing into
 // JS, the wasm memory and the page's Worker time; the core's native benchmark. Medians.
 // `--output FILE` also writes the printout, dated, with the CPU and the load average, to FILE
@@ -15,10 +15,11 @@ const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serve, launch, watchedPage, web } = require('../tests/js/browser');
+const { edits, D_OUT, RANDN_32 } = require('./edit-timing');
 
 const SIZE_BUDGET = 183400 /* +3,063 with issue 21's Worker pool (the module +1,648, app.js +434, app-later.js +981, measured before the KV cache and bonus sections merged); 180,236 measured merged with the KV cache; +18,646 with issue 23's bonus sections (154,508 -> 173,154 on main b240cf7: the wasm +36.9 KB raw, their tables and stages in the book's snapshot in app.js); 161,231 merged with main 631da86 (its heads and heatmap changes, +204); 160,982 with issue 23's KV cache section (+6,474: the module +3,022, the book snapshot's 8 more stages and the step slider in app.js +2,179, the explanations in the later script +1,130, styles +159); 154,508 with the book's snapshot (issue 18): the page's app.js holds the library's modules it paints with (a second copy beside causal-attention.js's, which the page loads after its first table for the wasm) and the book's run, +31,367 (123,141 -> 154,508) for a first table after 43 KB instead of 109 KB; before it ~124.6 KB with issue 21 (threads: the core's stage-level computation and thread pool, +7.6 KB raw wasm; 124,605 measured merged with the notebook export); before it ~120.0 KB: issue 19 (+584 web, +1,687 core hardening), row 14 (+131), issue 18's registries (+523) and paint first (+2,466: two later scripts with their own gzip streams, the module registry), main's hardening since; issue 20 (+4,435: 112,202 -> 116,637: the map of the chapter and lecture slides that fit and explain, in app-later.js, +2,407; every head at once, the relative scale and masked grey, the preset's first screen, before the first table, +1,997); issue 20's notebook export in the core and the book's names, the Notebook button (+3,328: 116,637 -> 119,965); before the first table the page now loads ~102.4 KB (tests/js/paint.test.js); 72 KB target not met */,
   READY_TARGET = 150,
-  EDIT_TARGET = { book: 16, randn: 50 };
+  EDIT_TARGET = { book: 16, 'randn T = 32': 30, 'randn T = 128': 50 };
 const LOADS = 10,
   EDITS = 20;
 const build = path.dirname(web);
@@ -98,70 +99,11 @@ async function load(context, url, timeout = 20000) {
   return { page, at: ready.at, painted: ready.painted };
 }
 
-// In the page: `n` edits alternating between two values of a control, each timed from the
-// dispatch of its `input` event to the handler's return (the page updates synchronously in it)
-// and to the next frame painted (rAF, then a message: after style, layout and paint). The cell
-// `check` must alternate between two texts, proof that the edit reached the tables.
-async function edits(page, selector, values, check, n) {
-  return page.evaluate(
-    async ([selector, values, check, n]) => {
-      const el = document.querySelector(selector),
-        dom = [],
-        painted = [],
-        seen = [];
-      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix;
-      // builds before the ES modules kept it on the canvas as _hm).
-      const hm = (e) => {
-        const CA = globalThis.CausalAttention;
-        return CA.heatmap && CA.heatmap.state ? CA.heatmap.state(e) : e._hm;
-      };
-      const cell = () => {
-        const e = document.querySelector(check);
-        return hm(e) ? String(hm(e).m.value(1, 0)) : e.textContent;
-      };
-      const frame = () =>
-        new Promise((resolve) =>
-          requestAnimationFrame(() => {
-            const ch = new MessageChannel();
-            ch.port1.onmessage = () => resolve(performance.now());
-            ch.port2.postMessage(0);
-          }),
-        );
-      await frame();
-      for (let k = -4; k < n; k++) {
-        const v = (k + 10) % 2;
-        el.value = values[v];
-        const t0 = performance.now();
-        el.dispatchEvent(new Event('input', { bubbles: true }));
-        const t1 = performance.now(),
-          t2 = await frame();
-        // Stages off screen are brought up to date in idle time after: wait for that to check.
-        for (let w = 0; w < 200 && document.getElementById('main').dataset.complete !== '1'; w++)
-          await new Promise((r) => setTimeout(r, 10));
-        if (k < -2) seen[v] = cell();
-        else if (cell() !== seen[v])
-          throw new Error(`${selector} = ${values[v]}: ${check} shows ${cell()}, not ${seen[v]}`);
-        if (k >= 0) {
-          dom.push(t1 - t0);
-          painted.push(t2 - t0);
-        }
-      }
-      if (seen[0] === seen[1])
-        throw new Error(`${check} shows ${seen[0]} for both values of ${selector}`);
-      return { dom, painted };
-    },
-    [selector, values, check, n],
-  );
-}
-
 // The configurations measured: the book, and randn inputs of T = 32 and 128 tokens (d_in 3,
 // d_out 2, like the book).
 const CASES = [
   ['book', ''],
-  [
-    'randn T = 32',
-    '#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [32, 3], seed: 123 } })),
-  ],
+  ['randn T = 32', RANDN_32],
   [
     'randn T = 128',
     '#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [128, 3], seed: 123 } })),
@@ -252,7 +194,7 @@ async function browser() {
     }
 
     console.log(
-      `\nEdit: an input event -> the handler's return (DOM updated) and -> the next frame painted (targets: book <= ${EDIT_TARGET.book} ms, T = 32 and 128 <= ${EDIT_TARGET.randn} ms)`,
+      `\nEdit: an input event -> the handler's return (DOM updated) and -> the next frame painted (targets: book <= ${EDIT_TARGET.book} ms, T = 32 <= ${EDIT_TARGET['randn T = 32']} ms, T = 128 <= ${EDIT_TARGET['randn T = 128']} ms)`,
     );
     const W = '[data-stage="W_query"] td[data-row="0"][data-col="0"]';
     for (const [name, hash] of CASES) {
@@ -261,6 +203,7 @@ async function browser() {
       const runs = [
         ['dropout 0.5 <-> 0.4', '#dropout', ['0.5', '0.4'], '[data-stage="dropout_example"] code'],
         ['seed_weights 789 <-> 790', '#seed_weights', ['789', '790'], W],
+        [D_OUT.what, D_OUT.selector, D_OUT.values, D_OUT.check],
       ];
       if (!hash)
         runs.push([
@@ -271,7 +214,7 @@ async function browser() {
         ]);
       const all = [];
       for (const [what, selector, values, check] of runs) {
-        const r = await edits(page, selector, values, check, EDITS);
+        const r = await edits(page, { selector, values, check }, EDITS);
         console.log(
           `  ${name.padEnd(14)} ${what.padEnd(26)} DOM ${ms(median(r.dom))}, painted ${stats(r.painted)}`,
         );
