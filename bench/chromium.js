@@ -3,17 +3,21 @@
 // the time from the request to the result received (progress line running -> done), the time
 // the progress line shows, the longest main-thread task meanwhile (Long Tasks API), and the
 // shown stages' hashes, which must be equal on every pool size. Prints a Markdown table;
-// bench/compare.sh puts it in docs/performance-tables.md. Runs alternate between pool sizes so
-// that a load change on a shared machine hits each alike.
-//   node bench/chromium.js [--runs 3] [--workers 1,2,4] [WEB_DIR]
+// bench/compare.sh puts it in docs/performance-tables.md. Runs alternate between pool sizes (and
+// builds) so that a load change on a shared machine hits each alike. --base DIR: another build
+// (e.g. main's build/web copied aside) run in turn with WEB_DIR, a row each, and the ratio.
+//   node bench/chromium.js [--runs 3] [--workers 1,2,4] [--base DIR] [WEB_DIR]
 'use strict';
+const os = require('os');
 const { launch, serve, web } = require('../tests/js/browser');
 
 const args = process.argv.slice(2),
   opt = (name, d) => (args.includes(name) ? args[args.indexOf(name) + 1] : d),
   runs = +opt('--runs', 3),
   sizes = opt('--workers', '1,2,4').split(',').map(Number),
-  dir = args.find((a, k) => !a.startsWith('--') && !/^--/.test(args[k - 1] || '')) || web;
+  dir = args.find((a, k) => !a.startsWith('--') && !/^--/.test(args[k - 1] || '')) || web,
+  base = opt('--base', null),
+  builds = base ? { base: base, this: dir } : { this: dir };
 
 // Before the page's scripts: the pool's size, and when the progress line runs and is done.
 function observe(cores) {
@@ -44,8 +48,11 @@ async function once(context, url, cores, hashes) {
       const hex = (b) =>
         Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
       out.hashes = {};
+      // mha.attn_weights is computed on demand (lib/slices.js): s.whole() asks for every head
       for (const s of CausalAttention.__modules['page/store.js'].get().result.stages)
-        out.hashes[s.id] = hex(await crypto.subtle.digest('SHA-256', s.data)).slice(0, 12);
+        out.hashes[s.id] = hex(
+          await crypto.subtle.digest('SHA-256', await (s.whole ? s.whole() : s.data)),
+        ).slice(0, 12);
     }
     return out;
   }, hashes);
@@ -59,53 +66,64 @@ const cell = (a) =>
 
 (async () => {
   const browser = await launch(),
-    server = await serve(dir);
+    servers = {};
+  for (const [b, d] of Object.entries(builds)) servers[b] = await serve(d);
   const got = {};
   try {
     for (let k = 0; k < runs; k++)
-      for (const n of sizes) {
-        const r = await once(browser.context, server.url, n, k === 0);
-        const g = (got[n] = got[n] || { wall: [], shown: [], longest: [], line: r.line });
-        g.wall.push(r.wall);
-        g.shown.push(+/in (\d+) ms/.exec(r.line)[1]);
-        g.longest.push(r.longest);
-        if (r.hashes) g.hashes = r.hashes;
-      }
+      for (const n of sizes)
+        for (const b of Object.keys(builds)) {
+          const r = await once(browser.context, servers[b].url, n, k === 0);
+          const g = (got[b + n] = got[b + n] || { wall: [], shown: [], longest: [], line: r.line });
+          g.wall.push(r.wall);
+          g.shown.push(+/in (\d+) ms/.exec(r.line)[1]);
+          g.longest.push(r.longest);
+          if (r.hashes) g.hashes = r.hashes;
+        }
   } finally {
     await browser.close();
-    await server.close();
+    for (const s of Object.values(servers)) await s.close();
   }
-  const base = median(got[sizes[0]].wall);
+  const first = 'this' + sizes[0],
+    one = median(got[first].wall),
+    ref = JSON.stringify(got[first].hashes);
   console.log(
     `\nExercise 3.3 in the page (\`index.html#preset=gpt2\`: MultiHeadAttention(768, 768, 1024, 0.0, ` +
       `num_heads=12) on (2, 1024, 768), WASM in headless Chromium), pools of Workers ` +
-      `(navigator.hardwareConcurrency set; page/runner.js); median ms (min-max) of ${runs} runs. ` +
+      `(navigator.hardwareConcurrency set; page/runner.js); median ms (min-max) of ${runs} runs` +
+      `, load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(', ')} at the end. ` +
       'Request to result: the progress line running to done (Workers started, computed, ' +
       'transferred, assembled); shown: the time the progress line gives; main thread: its ' +
-      'longest task meanwhile.\n',
+      'longest task meanwhile.' +
+      (base ? ` Builds: base = ${base}, this = ${dir}, in turn.` : '') +
+      '\n',
   );
   console.log(
-    `| cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''} | shown | main thread's longest task | stages' sha256 |`,
+    `|${base ? ' build |' : ''} cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''}${base ? ' | / base' : ''} | shown | main thread's longest task | stages' sha256 |`,
   );
-  console.log('|---|---|---|---|---|---|---|');
-  const ref = JSON.stringify(got[sizes[0]].hashes);
+  console.log(`|${base ? '---|' : ''}---|---|---|---|${base ? '---|' : ''}---|---|---|`);
   let same = true;
-  for (const n of sizes) {
-    const g = got[n],
-      eq = JSON.stringify(g.hashes) === ref;
-    same = same && eq;
-    console.log(
-      `| ${n} | ${g.line.replace(/^Computed in \d+ ms /, '').replace(/;.*/, '')} | ${cell(g.wall)} | ` +
-        `${(median(g.wall) / base).toFixed(2)}x | ${cell(g.shown)} | ${cell(g.longest)} | ` +
-        `${eq ? 'equal' : 'DIFFER'} |`,
-    );
-  }
+  for (const n of sizes)
+    for (const b of Object.keys(builds)) {
+      const g = got[b + n],
+        eq = JSON.stringify(g.hashes) === ref;
+      same = same && eq;
+      console.log(
+        `|${base ? ` ${b} |` : ''} ${n} | ${g.line.replace(/^Computed in \d+ ms /, '').replace(/;.*/, '')} | ${cell(g.wall)} | ` +
+          `${(median(g.wall) / one).toFixed(2)}x |` +
+          (base ? ` ${(median(g.wall) / median(got['base' + n].wall)).toFixed(2)}x |` : '') +
+          ` ${cell(g.shown)} | ${cell(g.longest)} | ${eq ? 'equal' : 'DIFFER'} |`,
+      );
+    }
   console.log(
     `\nThe 7 stages' sha256 (first 12 hex digits) on ${sizes[0]} core: ` +
-      Object.entries(got[sizes[0]].hashes)
+      Object.entries(got[first].hashes)
         .map(([id, h]) => `${id} ${h}`)
         .join(', ') +
-      (same ? '; equal on every pool size.' : '; they DIFFER between pool sizes.'),
+      (same ? '; equal on every pool size' + (base ? ' and build.' : '.') : '; they DIFFER.'),
   );
   if (!same) process.exitCode = 1;
 })();

@@ -134,9 +134,13 @@ TEST_CASE("run_cost's work counts what a run with given stages computes", "[chap
   using Catch::Detail::Approx;
   // 36·(30 + 0.18·2) + 6·3·2 + 0.18·2·36: the fit, for the chapter's stages; a whole run adds
   // the bonus notebook's four forwards (combined QKV, einsum and its copy, the blocked pass;
-  // not nn.MultiheadAttention at d_in 3 ≠ d_out 2), each costed as mha.attn_weights below
+  // not nn.MultiheadAttention at d_in 3 ≠ d_out 2) and the cached generation's one, each
+  // costed as mha.attn_weights below
   CHECK(work(chapter_ids()) == Approx(1141.92).epsilon(1e-12));
-  CHECK(work({}) == Approx(1141.92 + 4 * 331.242352941176).epsilon(1e-12));
+  CHECK(work({}) == Approx(1141.92 + 5 * 331.242352941176).epsilon(1e-12));
+  // the cached generation's forward, and §3.6.2's part for the module it runs: 6·(0.4/17)·36
+  CHECK(work({"kv.context_vecs"}) == Approx(331.242352941176 + 5.08235294117647).epsilon(1e-12));
+  CHECK(work({"kv.mask"}) == 0);  // a stage of zeros: nothing generated
   CHECK(work({"inputs"}) == 0);
   CHECK(work({"simple.attn_weights"}) == Approx(81).epsilon(1e-12));  // one (T, T) map
   // SelfAttention_v2's projections, its map and §3.5's masks: 3·(0.4/17)·36 + 81 + 0.015·72 + 27

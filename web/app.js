@@ -12,7 +12,7 @@ import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
 import * as chapter from './page/chapter.js';
-import { compute, remember } from './page/compute.js';
+import { compute, remember, warm } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
 import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
@@ -357,7 +357,8 @@ if (next && isBook(next)) {
       })
       .catch(failed),
   );
-} else
+} else {
+  if (next && next.preset) warm(); // exercise 3.3's Workers load their modules meanwhile
   loadModule()
     .then(function (loaded) {
       api = loaded;
@@ -365,3 +366,4 @@ if (next && isBook(next)) {
       navigate(location.hash, painted);
     })
     .catch(failed);
+}

@@ -188,7 +188,13 @@ function slide(wt, id, step, torch) {
   stage.querySelectorAll('.dr svg').forEach(function (svg) {
     svg.parentNode.style.width = +svg.getAttribute('width') / 14 + 'em';
   });
-  if (prev && prev.data.length === st.data.length && prev.shape.join() === st.shape.join()) {
+  if (
+    prev &&
+    !prev.slices && // on-demand stages (lib/slices.js) are heatmaps: no cells to mark
+    !st.slices &&
+    prev.data.length === st.data.length &&
+    prev.shape.join() === st.shape.join()
+  ) {
     stage.querySelectorAll('td[data-col]').forEach(function (td, n) {
       if (fmt(prev.data[n]) !== fmt(st.data[n])) td.classList.add('chg');
     });

@@ -781,11 +781,13 @@ RunCost run_cost(const Config& config, const std::vector<std::string>& wanted) {
   }
   // The bonus notebook's modules: about one MultiHeadAttention forward each (einsum two: its
   // own and the copy; nn.MultiheadAttention three: its own, the averaged weights, the copy),
-  // costed as §3.6.2's part above; not fitted.
+  // costed as §3.6.2's part above; not fitted. The cached generation computes one forward's
+  // projections and a row of each map per step: costed as one forward too.
   double forwards = 0;
   for (const auto& [p, n] :
        {std::pair{Part::Qkv, 1}, {Part::Einsum, 2}, {Part::Flash, 1}, {Part::TorchMha, 3}})
     if (plan.any(p) && part_error(p, c).empty()) forwards += n;
+  if (kv_generates(plan) && mha_error(c).empty()) forwards += 1;
   work += forwards * (2.25 * TT * B * Hs + 0.015 * TT * d * B + shared * TDd * B * 3);
   return {run_bytes(config, wanted), work, 4 * T * (T + D) * d * (1 + forwards)};
 }

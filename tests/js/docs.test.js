@@ -190,3 +190,21 @@ test("docs/cli.md's configuration table has the settings table's keys, in its or
   const settings = JSON.parse(r.stdout).settings.map((s) => s.key);
   assert.deepEqual(keys, settings);
 });
+
+// The README's sizes are written by build-scripts/sizes.js --readme, never typed: each marked
+// figure is the build's to the kilobyte (one either way, so that a small change elsewhere does
+// not fail here before the README is regenerated).
+test("the README's size figures are the build's (build-scripts/sizes.js --readme writes them)", () => {
+  const { sizes, claims } = require('../../build-scripts/sizes');
+  const measured = sizes(web),
+    marked = claims(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
+  assert.deepEqual(marked.map((c) => c.key).sort(), Object.keys(measured).sort());
+  for (const { key, text } of marked) {
+    const kb = Math.round(measured[key] / 1000),
+      said = Number(/^(\d+) KB$/.exec(text)?.[1]);
+    assert.ok(
+      Math.abs(said - kb) <= 1,
+      `README.md says ${key} is "${text}", the build's is ${kb} KB: run node build-scripts/sizes.js --readme`,
+    );
+  }
+});

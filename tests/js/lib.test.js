@@ -42,10 +42,11 @@ test('the budget refuses sizes that would block the main thread for more than ab
   const { check } = CA.budget;
   assert.equal(check({}), '');
   assert.equal(check({ inputs: { randn: [512, 64] }, d_out: 64 }), '');
-  // The sizes the message names fit (the bonus notebook's forwards, issue 23, added work:
-  // (256, 512) and (1024, 128) fitted before them).
+  // The sizes the message names fit (the bonus notebook's forwards and the KV cache's, issue 23,
+  // added work: (256, 512), (1024, 128) and (768, 128) fitted before them).
   assert.equal(check({ inputs: { randn: [256, 384] }, d_out: 384 }), '');
-  assert.equal(check({ inputs: { randn: [768, 128] }, d_out: 128 }), '');
+  assert.equal(check({ inputs: { randn: [640, 128] }, d_out: 128 }), '');
+  assert.match(check({ inputs: { randn: [768, 128] }, d_out: 128 }), /about 0\.6 s/);
   assert.match(check({ inputs: { randn: [1024, 128] }, d_out: 128 }), /about 1 s/);
   assert.match(
     check({ inputs: { randn: [512, 512] }, d_out: 512 }),
@@ -53,7 +54,7 @@ test('the budget refuses sizes that would block the main thread for more than ab
   );
   assert.match(
     check({ inputs: { randn: [1024, 1024] }, d_out: 1024 }),
-    /^T = 1024, d_in = 1024, d_out = 1024 would keep the page busy for about 13\.8 s \(it computes/,
+    /^T = 1024, d_in = 1024, d_out = 1024 would keep the page busy for about 14\.8 s \(it computes/,
   );
   const rows = Array.from({ length: 1024 }, () => [1, 2, 3]);
   assert.match(check({ inputs: rows, d_out: 512 }), /^T = 1024, d_in = 3, d_out = 512/);
@@ -66,10 +67,10 @@ test("api.cost is the core's cost model: the page's budget and the 1 GiB limit r
   assert.deepEqual(Object.keys(book), ['bytes', 'work', 'multiply_adds']);
   // T = 6, d_in = 3, d_out = 2, 2 heads, context_length 6: 36·30.36 + 36 + 0.18·2·36
   // (summed over the parts the run computes: the same count to the last few bits), plus the
-  // bonus notebook's 4 forwards, each costed as mha.attn_weights (mha below)
+  // bonus notebook's 4 forwards and the KV cache's one, each costed as mha.attn_weights (mha below)
   const mha = (6 * 0.4 * 36) / 17 + 2.25 * 36 * 4 + 0.015 * 36 * 2 * 2;
   assert.ok(
-    Math.abs(book.work - (36 * (30 + 0.18 * 2) + 6 * 3 * 2 + 0.18 * 2 * 6 * 6 + 4 * mha)) < 1e-9,
+    Math.abs(book.work - (36 * (30 + 0.18 * 2) + 6 * 3 * 2 + 0.18 * 2 * 6 * 6 + 5 * mha)) < 1e-9,
   );
   // A run of some stages costs the parts they need (ca::run_cost's Plan): one (T, T) map for
   // §3.3.2, nothing for the inputs, MultiHeadAttention alone for its weights.
@@ -82,7 +83,7 @@ test("api.cost is the core's cost model: the page's budget and the 1 GiB limit r
   assert.ok(api.cost({}, { preset: 'gpt2' }).work * 18 < api.cost(gpt2).work);
   assert.throws(() => api.cost({}, { stages: ['nope'] }), /unknown stage "nope"/);
   assert.throws(() => api.cost({}, { stage: [] }), /unknown option "stage"/);
-  assert.equal(book.multiply_adds, 4 * 6 * (6 + 3) * 2 * (1 + 4));
+  assert.equal(book.multiply_adds, 4 * 6 * (6 + 3) * 2 * (1 + 5));
   assert.equal(CA.budget.work({}), book.work);
   // A run the core refuses for its bytes costs more than 1 GiB by the same count.
   const huge = { inputs: { randn: [1024, 1] }, d_out: 128, num_heads: 128 };

@@ -63,7 +63,7 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 21 (the browser's Worker pool): api.run's {shard}, api.project and MultiHeadAttention's
 // shard of heads: wasm +3,402 (165,141 -> 168,543 before the KV cache and bonus sections
 // merged), the module's gzip +1,648 (96,866 -> 98,514, with lib/slices.js's stages in parts).
-const MODULE_GZIP_CEILING = 113400,
+const MODULE_GZIP_CEILING = 113700, // +300: issue 21's weights on demand (113,082 -> 113,556)
   WASM_CEILING = 214300;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

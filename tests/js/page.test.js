@@ -10,7 +10,7 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
 const { browserSuite, watchedPage, ready, settled, pageHash, cells, web } = require('./browser');
-const { runCli, cli, loadApi, BOOK_TOKENS, BOOK_INPUTS } = require('./support');
+const { runCli, cli, loadApi, pageText, BOOK_TOKENS, BOOK_INPUTS } = require('./support');
 
 const f4 = (rows) => rows.map((r) => r.map((x) => x.toFixed(4)));
 
@@ -69,11 +69,9 @@ async function shown(page) {
   );
 }
 
-/** The CLI's number as the page prints it: the float32 value with toFixed(4), −∞ for -inf. */
-function fmt(v) {
-  if (typeof v === 'string') return { '-inf': '−∞', inf: '∞', nan: 'nan' }[v];
-  return Math.fround(v).toFixed(4);
-}
+/** The CLI's number (JSON: a number, or "-inf", "inf", "nan") as a float32. */
+const f32 = (v) =>
+  typeof v === 'string' ? { '-inf': -Infinity, inf: Infinity, nan: NaN }[v] : Math.fround(v);
 
 /** The CLI's stages as the page's tables: [{id, tables: [rows of text]}]. */
 function expected(native) {
@@ -83,11 +81,13 @@ function expected(native) {
       C = sh.length ? sh[sh.length - 1] : 1,
       R = sh.length < 2 ? 1 : sh[sh.length - 2],
       B = sh.length === 3 ? sh[0] : sh.length === 4 ? sh[1] : 1;
-    const tables = [];
+    const tables = [],
+      fmt = pageText(s.data.map(f32)),
+      text = (v) => fmt(f32(v));
     for (let b = 0; b < B; b++) {
       const rows = [];
       for (let i = 0; i < R; i++)
-        rows.push(s.data.slice((b * R + i) * C, (b * R + i + 1) * C).map(fmt));
+        rows.push(s.data.slice((b * R + i) * C, (b * R + i + 1) * C).map(text));
       tables.push(rows);
     }
     return { id: s.id, tables };

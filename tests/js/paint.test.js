@@ -20,34 +20,14 @@ const {
   OBSERVE_FIRST_TABLE,
 } = require('./browser');
 const { loadApi } = require('./support');
+const { FIRST_TABLE } = require('../../build-scripts/sizes');
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
-// Ceilings (gzip bytes) of what loads before the first table, against growth: measured 100,127
-// (page) and 89,841 (widget) when this test was written, 100,724 and 90,441 with the core's
-// cost model and main's hardening; before paint-first loading the page loaded 106,786 and the
-// widget 94,569 (fcebb30). Issue 20 (every head at once, the relative scale and masked grey,
-// the preset's first screen) added 1,997 to the page (100,392 -> 102,389) and 1,021 to the
-// widget (its module). Issue 20's notebook export in the core (src/core/notebook.cpp) and the
-// book's names add about 3,000 to both (the module's wasm, +7,823 bytes raw). 72,000 is out of reach with the WebAssembly inside: the deflated wasm
-// alone is 61,500 and Emscripten's glue 6,916 (docs/page.md, Paint first).
-// Issue 21 (threads: stage-level computation and the thread pool in the core's wasm): +2,407
-// (page) and +3,260 (widget) measured on main 9caf7a7 (104,796 and 93,701); with the notebook
-// export the page measured 108,807.
-// The book's snapshot (issue 18): the page paints the book from the run computed at build time
-// inside app.js (page/book.js) and loads the module after: 108,847 -> 43,266 (app.js 39,074:
-// the library's modules it needs, the page and the snapshot; index.html, style.css). The
-// widget: the wasm's run_cost by part and cost's options +1,094 B raw (+555 gzip), the
-// registry's JS -118: 97,746 -> 98,205 (ceiling 97,900 -> 98,300).
-// Issue 23's KV cache section: the page's snapshot holds its 8 stages (bits and table rows) and
-// the step slider: app.js 39,074 -> 41,253, page 43,266 -> 45,604; the widget's module +3,022.
-// Issue 23's bonus sections: their 18 stages in the book's snapshot and the tables in app.js
-// (page +5,342: 43,266 -> 48,608 on main b240cf7), the module (widget +11,3xx).
-// Issue 21 (the browser's Worker pool, its steps in app-later.js): page +434 (43,311 -> 43,745
-// before the KV cache and bonus sections merged); the widget gets the module's +1,648.
-// Issue 21's edit frame (boxes kept and rebuilt inside, boxes leaving in idle time, the URL
-// after the frame): page +368 (51,839 -> 52,207).
-const PAGE_CEILING = 52300,
-  WIDGET_CEILING = 114700;
+// Ceilings (gzip bytes) of what loads before the first table, against growth: each raise
+// names its cause and bytes in its commit (`git log -L` on these lines). The README's figures
+// are build-scripts/sizes.js's, which sums the files these tests find.
+const PAGE_CEILING = 52900,
+  WIDGET_CEILING = 115200;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
@@ -69,7 +49,7 @@ test('the book paints its first table with app.js, index.html and style.css only
     suite.browser.context,
     suite.server.url,
   );
-  assert.deepEqual(files, ['app.js', 'index.html', 'style.css']);
+  assert.deepEqual(files, FIRST_TABLE.page);
   console.log(`page: ${bytes} B gzip before the first table (${files.join(', ')})`);
   assert.ok(bytes <= PAGE_CEILING, `${bytes} B before the first table > ${PAGE_CEILING}`);
   // The rest arrives in idle time: main[data-complete] waits for it.
@@ -165,7 +145,7 @@ test('a widget paints its first table with the module, embed.js and embed.html o
     suite.browser.context,
     suite.server.url + 'embed.html#stages=attn_weights_causal',
   );
-  assert.deepEqual(files, ['causal-attention.js', 'embed.html', 'embed.js']);
+  assert.deepEqual(files, FIRST_TABLE.widget);
   console.log(`widget: ${bytes} B gzip before the first table (${files.join(', ')})`);
   assert.ok(bytes <= WIDGET_CEILING, `${bytes} B before the first table > ${WIDGET_CEILING}`);
   // A click explains the number once causal-attention-later.js is in (idle time after the table).

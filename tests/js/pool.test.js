@@ -73,9 +73,14 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   // What the page asks for (web/page/compute.js): the preset's stages and every head's weights.
   const ids = [...api.presets.gpt2.stages, 'mha.attn_weights'];
   const want = {};
-  for (const s of api.run({}, { preset: 'gpt2', stages: ids }).stages)
+  let weights;
+  for (const s of api.run({}, { preset: 'gpt2', stages: ids }).stages) {
     want[s.id] = [s.shape.join(), sha(s.data)];
+    if (s.id === 'mha.attn_weights') weights = s.data;
+  }
   assert.equal(Object.keys(want).length, 7);
+  const TT = 1024 * 1024,
+    head23 = sha(weights.subarray(23 * TT, 24 * TT)); // batch element 2, head 12
   for (const [cores, line] of [
     [1, 'in a Worker'],
     [2, 'in 2 Workers'], // a batch element each, out_proj included
@@ -91,12 +96,47 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
     const text = await page.locator('#progress').textContent();
     console.log(`${cores} cores: ${text}`);
     assert.match(text, new RegExp(`^Computed in \\d+ ms ${line}; WebAssembly memory \\d+ MB\\.$`));
+    // Only what is shown crossed: batch element 2's heads are computed when first looked at.
+    const fetched = () =>
+      page.evaluate(() =>
+        Array.from(
+          CausalAttention.__modules['page/store.js']
+            .get()
+            .result.stages.find((s) => s.id === 'mha.attn_weights').slices,
+          (d) => d instanceof Float32Array,
+        ),
+      );
+    const before = await fetched();
+    assert.equal(before.length, 24);
+    assert.ok(before[0], 'head 1 comes with the result');
+    assert.deepEqual(before.slice(12), Array(12).fill(false), `${cores} cores`);
+    // Head 12 of batch element 2, asked for by its thumbnail's button: the heatmap's values
+    await page.locator('[data-stage="mha.attn_weights"] .pick select').selectOption('1');
+    await page.click('[data-stage="mha.attn_weights"] .thumbs button[data-head="11"]');
+    await page.waitForSelector('[data-stage="mha.attn_weights"] .heads[data-head="11"] .hm canvas');
+    const shown = await page.evaluate(async () => {
+      const m = CausalAttention.heatmap.state(
+        document.querySelector('[data-stage="mha.attn_weights"] .hm canvas'),
+      ).m;
+      const f = new Float32Array(m.rows * m.cols);
+      for (let i = 0; i < m.rows; i++)
+        for (let j = 0; j < m.cols; j++) f[i * m.cols + j] = m.value(i, j);
+      return Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', f)), (x) =>
+        x.toString(16).padStart(2, '0'),
+      ).join('');
+    });
+    assert.equal(shown, head23, `${cores} cores: head 12 of batch element 2, fetched later`);
+    assert.ok((await fetched())[23]);
     const got = await page.evaluate(async () => {
       const hex = (b) =>
         Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('');
       const out = {};
+      // mha.attn_weights is computed on demand (lib/slices.js): s.whole() asks for every head
       for (const s of CausalAttention.__modules['page/store.js'].get().result.stages)
-        out[s.id] = [s.shape.join(), hex(await crypto.subtle.digest('SHA-256', s.data))];
+        out[s.id] = [
+          s.shape.join(),
+          hex(await crypto.subtle.digest('SHA-256', await (s.whole ? s.whole() : s.data))),
+        ];
       return out;
     });
     assert.deepEqual(got, want, `${cores} cores`);

@@ -436,6 +436,8 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
   );
   await page.locator('[data-stage="mha.attn_weights"] .pick select').selectOption('1');
   await page.click('[data-stage="mha.attn_weights"] .thumbs button[data-head="11"]');
+  // computed on demand in a Worker (lib/slices.js): its heatmap comes when it arrives
+  await page.waitForSelector('[data-stage="mha.attn_weights"] .heads[data-head="11"] .hm canvas');
   const hm = await page.evaluate(() => {
     const m = CausalAttention.heatmap.state(
       document.querySelector('[data-stage="mha.attn_weights"] .hm canvas'),

@@ -73,7 +73,23 @@ function sameBits(a, b) {
   return Object.is(Math.fround(a), Math.fround(b));
 }
 
+/** The page's text for the numbers of a table (web/lib/table.js textOf, written again here):
+ *  4 decimals, or print()'s %.4e (two-digit exponent) when every nonzero value of `values`
+ *  would read 0.0000; −∞ and ∞ for the infinities. */
+function pageText(values) {
+  const a = values.filter((v) => v === v).map(Math.abs),
+    tiny = a.some((v) => v > 0) && a.every((v) => v < 5e-5);
+  const sci = (x) =>
+    (x < 0 || Object.is(x, -0) ? '-' : '') +
+    Math.abs(x)
+      .toExponential(4)
+      .replace(/e([-+])(\d)$/, 'e$10$2');
+  return (x) =>
+    x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : tiny ? sci(x) : x.toFixed(4);
+}
+
 module.exports = {
+  pageText,
   BOOK_TOKENS,
   BOOK_INPUTS,
   parseExact,

@@ -99,3 +99,17 @@ test('printf ties round to even like C, not up like toFixed', async () => {
   ).stdout;
   assert.equal(py.trim(), "['0.0312', '-0.0312', '0.0938']");
 });
+
+// Four decimals would show the blocked pass's difference from the plain softmax (~3e-8) as a
+// table of 0.0000: a stage whose every nonzero value rounds to zero is shown as print() shows it.
+test("the tables' text: 4 decimals, print()'s %.4e for a stage that 4 decimals would show as zeros", async () => {
+  const CA = require(path.join(require('./support').web, 'causal-attention.js'));
+  const api = await loadApi();
+  const [ctx, diff] = api.run({}, { stages: ['mha.context_vecs', 'flash.difference'] }).stages;
+  const shown = (st, opts = {}) => Array.from(st.data.slice(0, 4), CA.render.textOf(st, opts));
+  assert.deepEqual(shown(ctx), ['0.3190', '0.4858', '0.2943', '0.3897']);
+  assert.deepEqual(shown(diff), ['0.0000e+00', '0.0000e+00', '0.0000e+00', '-2.9802e-08']);
+  assert.deepEqual(shown(ctx, { torch: true }), ['0.3190', '0.4858', '0.2943', '0.3897']);
+  const zeros = { shape: [2, 2], data: new Float32Array(4) };
+  assert.deepEqual(shown(zeros), ['0.0000', '0.0000', '0.0000', '0.0000']); // all zero: no news
+});

@@ -5,7 +5,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { browserSuite, axeViolations, settled, pageHash } = require('./browser');
-const { runCli, cli, execFileSync } = require('./support');
+const { runCli, cli, execFileSync, pageText } = require('./support');
 
 const BOOK = runCli({});
 const stageOf = (res, id) => res.stages.find((s) => s.id === id);
@@ -289,8 +289,9 @@ for (const scheme of ['light', 'dark']) {
               );
           }
         } else {
-          assert.equal(k.loText, fmt(lo), k.id);
-          assert.equal(k.hiText, fmt(hi), k.id);
+          const text = pageText(idx.map((n) => part[n])); // %.4e when 4 decimals read 0.0000
+          assert.equal(k.loText, text(lo), k.id);
+          assert.equal(k.hiText, text(hi), k.id);
           const holding = (x) => idx.find((n) => part[n] === x); // a shaded cell holding x
           assert.equal(k.cells[holding(lo)], k.lo, `${k.id}: the cell holding ${lo}`);
           assert.equal(k.cells[holding(hi)], k.hi, `${k.id}: the cell holding ${hi}`);

@@ -67,7 +67,7 @@ export var budget = {
       ' would keep the page busy for about ' +
       Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
       ' s (it computes sizes that take up to about 1 s, ' +
-      'e.g. T = 768 with d_in = d_out = 128, or T = 256 with d_in = d_out = 384; the command line ' +
+      'e.g. T = 640 with d_in = d_out = 128, or T = 256 with d_in = d_out = 384; the command line ' +
       'computes any size)'
     );
   },

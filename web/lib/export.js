@@ -7,6 +7,7 @@ import { load } from './api.js';
 // (lib/later.js), loaded after the first table (lib/lazy.js).
 import { text } from './export/text.js';
 import { LIB_LATER, withLater } from './lazy.js';
+import { byId, need } from './slices.js';
 
 export { csvText, markdownText, plain, text } from './export/text.js';
 
@@ -136,15 +137,20 @@ export function bind(root, walkthrough, config) {
       },
     };
     var file = (format.file || x.id + (x.batch ? '-' + x.batch : '')) + '.' + format.extension;
-    return Promise.resolve(format.produce(x)).then(function (out) {
-      out = typeof out === 'string' ? { text: out } : out instanceof Blob ? { blob: out } : out;
-      var detail = Object.assign({ format: format.id, stage: x.id, batch: x.batch }, out);
-      button.dispatchEvent(
-        new CustomEvent('ca-export', { bubbles: true, composed: true, detail: detail }),
-      );
-      if (!format.extension) return copy(out.text, bar, button.textContent);
-      download(out.blob || new Blob([out.text], { type: format.mime }), file, doc);
-      x.say('Saved ' + file + '.');
-    });
+    var st = byId(x.wt)[x.id]; // an on-demand table (lib/slices.js) is fetched first
+    return Promise.resolve(st && need(st, x.batch, x.batch + 1))
+      .then(function () {
+        return format.produce(x);
+      })
+      .then(function (out) {
+        out = typeof out === 'string' ? { text: out } : out instanceof Blob ? { blob: out } : out;
+        var detail = Object.assign({ format: format.id, stage: x.id, batch: x.batch }, out);
+        button.dispatchEvent(
+          new CustomEvent('ca-export', { bubbles: true, composed: true, detail: detail }),
+        );
+        if (!format.extension) return copy(out.text, bar, button.textContent);
+        download(out.blob || new Blob([out.text], { type: format.mime }), file, doc);
+        x.say('Saved ' + file + '.');
+      });
   });
 }

@@ -1,6 +1,8 @@
 // Numbers as text: the tables' 4 decimals, print()'s format, float32's shortest form, and
 // what a typed number means.
 
+import { flat } from './slices.js';
+
 /** A number as the tables show it: 4 decimals, like PyTorch's print. */
 export function fmt(x) {
   return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4);
@@ -43,12 +45,12 @@ export function shownIndices(shape) {
  *  torch_format.cpp): one mode for the tensor, measured over what print() shows
  *  (shownIndices): integers as "2.", else 4 decimals, or %.4e when wide. */
 export function torchFormat(st) {
-  var data = st.data,
-    ints = true,
+  var ints = true,
     min = Infinity,
     max = 0;
+  // (an on-demand stage's matrices not fetched yet read undefined, and do not count)
   var vals = shownIndices(st.shape).map(function (k) {
-    return data[k];
+    return flat(st, k);
   });
   vals.forEach(function (v) {
     if (!isFinite(v) || !v) return;

@@ -5,28 +5,31 @@
 import { el } from './dom.js';
 import { info as stageInfo } from './facts.js';
 import { image, onScheme } from './pixels.js';
-import { matrix } from './slices.js';
+import { matrix, need } from './slices.js';
 
 var THUMB = 136, // a thumbnail's side, CSS px
-  waiting = new WeakMap(), // a thumbnail canvas -> its [m, info], painted once in a document
-  painted = new Map(), // thumbnail canvases on screen -> their [m, info]: repainted in a new scheme
-  observers = new WeakMap(); // document -> the IntersectionObserver painting thumbnails
+  waiting = new WeakMap(), // a thumbnail canvas -> its [st, wt, k, info], painted once in view
+  painted = new Map(), // thumbnail canvases on screen -> their [st, wt, k, info]: repainted in a new scheme
+  observers = new WeakMap(), // document -> the IntersectionObserver painting thumbnails
+  queue = []; // thumbnails to paint, one per task (each is a pass over 1M values)
 
 /** "head 2 of 12": head h (from 0) of H, as captions and buttons say it. */
 export function headName(h, H) {
   return 'head ' + (h + 1) + ' of ' + H;
 }
 
-// Draws matrix m on thumbnail canvas c, averaged down (a 1024 × 1024 tensor keeps its
-// structure in 136 px) in the colours of its theme: once c is in its document (the CSS
-// colours are read from it), when it comes near the screen.
-function thumb(c, m, info) {
+// Draws matrix k of stage st on thumbnail canvas c, averaged down (a 1024 × 1024 tensor keeps
+// its structure in 136 px) in the colours of its theme: once c is in its document (the CSS
+// colours are read from it), when it comes near the screen, and its matrix is here (an
+// on-demand stage's are fetched then: lib/slices.js).
+function thumb(c, st, wt, k, info) {
   var doc = c.ownerDocument,
     win = doc.defaultView,
-    io = observers.get(doc);
-  size(c, m);
-  waiting.set(c, [m, info]);
-  if (!win || !win.IntersectionObserver) return paintThumb(c, m, info);
+    io = observers.get(doc),
+    w = [st, wt, k, info];
+  size(c, st);
+  waiting.set(c, w);
+  if (!win || !win.IntersectionObserver) return later(c, w);
   onScheme(win, repaintAll); // once per window: onScheme keeps a set of functions
   if (!io) {
     io = new win.IntersectionObserver(
@@ -35,7 +38,7 @@ function thumb(c, m, info) {
           var w = waiting.get(e.target);
           if (!e.isIntersecting || !w || !e.target.isConnected) return;
           waiting.delete(e.target);
-          paintThumb(e.target, w[0], w[1]);
+          later(e.target, w);
         });
       },
       { rootMargin: '200px' },
@@ -47,26 +50,38 @@ function thumb(c, m, info) {
 }
 function repaintAll() {
   painted.forEach(function (w, t) {
-    paintThumb(t, w[0], w[1]);
+    paintThumb(t, w);
   });
 }
-function size(c, m) {
+// Paints thumbnail c once its matrix is here, in a task of its own.
+function later(c, w) {
+  var wait = need(w[0], w[2], w[2] + 1);
+  if (wait) return wait.then(later.bind(null, c, w));
+  if (queue.push([c, w]) === 1) setTimeout(next);
+}
+function next() {
+  var one = queue.shift();
+  if (one[0].isConnected) paintThumb(one[0], one[1]);
+  if (queue.length) setTimeout(next);
+}
+function size(c, st) {
   var dpr = (c.ownerDocument.defaultView || {}).devicePixelRatio || 1,
-    w = Math.min(THUMB, m.cols * 12),
-    h = Math.min(THUMB, m.rows * 12);
+    w = Math.min(THUMB, st.shape[st.shape.length - 1] * 12),
+    h = Math.min(THUMB, st.shape[st.shape.length - 2] * 12);
   c.style.width = w + 'px';
   c.width = Math.round(w * dpr);
   c.height = Math.round(h * dpr);
 }
-function paintThumb(c, m, info) {
-  var ctx = c.getContext('2d');
+function paintThumb(c, w) {
+  var ctx = c.getContext('2d'),
+    m = matrix(w[0], w[1], w[2]);
   painted.forEach(function (w, t) {
     if (!t.isConnected) painted.delete(t); // the boxes of an earlier run: let them go
   });
-  painted.set(c, [m, info]);
+  painted.set(c, w);
   ctx.imageSmoothingEnabled = m.cols > c.width;
   ctx.imageSmoothingQuality = 'high';
-  ctx.drawImage(image(c, m, info), 0, 0, c.width, c.height);
+  ctx.drawImage(image(c, m, w[3]), 0, 0, c.width, c.height);
 }
 
 /** The heads of batch element b of stage st as a div.heads. parts: {slice(k) -> a slice's
@@ -93,8 +108,16 @@ export function heads(doc, st, wt, b, parts) {
       strip.querySelectorAll('button').forEach(function (t) {
         t.setAttribute('aria-pressed', String(+t.dataset.head === h));
       });
-      shown.replaceChildren(parts.slice(b * H + h), parts.tools(b * H + h));
       box.dataset.head = h;
+      var k = b * H + h,
+        wait = need(st, k, k + 1),
+        show = function () {
+          if (+box.dataset.head === h) shown.replaceChildren(parts.slice(k), parts.tools(k));
+        };
+      if (!wait) return show();
+      // An on-demand head (lib/slices.js): computed in a Worker now; its place kept meanwhile.
+      shown.replaceChildren(el(doc, 'p', 'hint fetching', 'Computing ' + headName(h, H) + '…'));
+      wait.then(show);
     };
   for (var k = 0; k < H; k++) {
     var t = el(doc, 'button', 'th', undefined, strip);
@@ -102,7 +125,7 @@ export function heads(doc, st, wt, b, parts) {
     t.dataset.head = k;
     t.title = 'Enlarge ' + headName(k, H);
     el(doc, 'span', '', headName(k, H), t);
-    thumb(el(doc, 'canvas', '', undefined, t), matrix(st, wt, b * H + k), info);
+    thumb(el(doc, 'canvas', '', undefined, t), st, wt, b * H + k, info);
   }
   strip.addEventListener('click', function (e) {
     var t = e.target.closest('button.th');
@@ -119,7 +142,9 @@ export function flush(root) {
     var w = waiting.get(c);
     if (!w || !c.isConnected) return;
     waiting.delete(c);
-    paintThumb(c, w[0], w[1]);
+    if (need(w[0], w[2], w[2] + 1))
+      later(c, w); // computed on demand: painted when it arrives
+    else paintThumb(c, w);
   });
 }
 
@@ -129,6 +154,6 @@ export function repaint(box, st, wt) {
     b = +box.dataset.batch,
     info = stageInfo(st.id);
   box.querySelectorAll('.thumbs canvas').forEach(function (c, h) {
-    thumb(c, matrix(st, wt, b * H + h), info);
+    thumb(c, st, wt, b * H + h, info);
   });
 }

@@ -8,6 +8,7 @@ import * as draw from './draw.js';
 import { define } from './element.js';
 import * as exportsOf from './export.js';
 import { shownIndices, torchFormat } from './format.js';
+import { textOf } from './table.js';
 import { state as heatmapState } from './heatmap.js';
 import * as hash from '../hash.js';
 import * as json from './json.js';
@@ -35,7 +36,7 @@ var ns = {
   hash: { parse: hash.parse, stringify: hash.stringify },
   budget: budget,
   nonFinite: nonFinite,
-  render: { torchFormat: torchFormat, shownIndices: shownIndices },
+  render: { torchFormat: torchFormat, shownIndices: shownIndices, textOf: textOf },
   heatmap: { state: heatmapState },
   draw: { figure: draw.figure, bind: draw.bind },
   exports: {

@@ -17,11 +17,12 @@ function found(st) {
     info = stageInfo(st.id),
     causal = info && info.causal,
     out = { inf: false, nan: false };
-  // A stage in parts (lib/slices.js's inParts) is read part by part, never joined.
-  (st.parts || [{ at: 0, data: st.data }]).forEach(function (p) {
-    for (var n = 0; n < p.data.length; n++) {
-      var x = p.data[n],
-        k = p.at + n;
+  // A stage computed on demand (page/pool.js): the matrices that arrived (those shown; the
+  // Workers are not asked for all of it to scan it).
+  (st.slices || [st.data]).forEach(function (d, m) {
+    for (var n = 0; n < d.length; n++) {
+      var x = d[n],
+        k = m * rows * cols + n;
       if (x !== x) out.nan = true;
       else if (x === Infinity || x === -Infinity) {
         var i = Math.floor(k / cols) % rows,

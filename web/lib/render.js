@@ -184,6 +184,7 @@ export function update(box, st, wt, opts) {
   opts = opts || {};
   var nf = nonFinite(wt)[st.id];
   if (box.dataset.stage !== st.id || box.dataset.shape !== st.shape.join()) return false;
+  if (st.slices) return false; // computed on demand (lib/slices.js): its heads are asked anew
   if (!nf !== !box.querySelector(':scope > .nf')) return false; // a note comes or goes: rebuild
   var doc = opts.doc || document,
     info = stageInfo(st.id),

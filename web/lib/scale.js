@@ -1,7 +1,7 @@
 // The colour scale of a table, one rule per stage kind (styles.js holds the colours): tables,
 // colour keys, heatmaps and exports all read it here.
 import { el } from './dom.js';
-import { fmt } from './format.js';
+import { fmt, torchFormat } from './format.js';
 import { byId } from './slices.js';
 
 /** (i, j) → [masked, dropped] for the table m of stage st: masked above the diagonal of a
@@ -101,18 +101,20 @@ export function shade(node, x, sc, t) {
 /** The colour key of scale sc in 12 steps of the cells' own rule: the table's range, lo to
  *  hi, or, relative, 0 to twice uniform attention; and a swatch of the masked cells' colour. */
 export function key(doc, sc) {
-  var k = el(doc, 'div', 'ck'),
+  // print()'s %.4e when 4 decimals would label the whole range 0.0000 (table.js's textOf)
+  var text = sc.top > 0 && sc.top < 5e-5 ? torchFormat({ shape: [1], data: [sc.top] }) : fmt,
+    k = el(doc, 'div', 'ck'),
     strip = el(doc, 'span', 'ks');
   k.dataset.scale = sc.rel ? 'row' : 'absolute';
   k.appendChild(el(doc, 'span', 'sr', 'Colour key: '));
-  k.appendChild(el(doc, 'span', 'kl', sc.rel ? '0' : fmt(sc.lo)));
+  k.appendChild(el(doc, 'span', 'kl', sc.rel ? '0' : text(sc.lo)));
   for (var n = 0; n < 12; n++) {
     var x = sc.rel ? n / 11 : n === 11 ? sc.hi : sc.lo + ((sc.hi - sc.lo) * n) / 11;
     shade(strip.appendChild(el(doc, 'span')), x, sc, sc.rel ? x : Math.abs(x) / sc.top);
   }
   strip.setAttribute('aria-hidden', 'true');
   k.appendChild(strip);
-  k.appendChild(el(doc, 'span', 'kh', sc.rel ? '2 × uniform' : fmt(sc.hi)));
+  k.appendChild(el(doc, 'span', 'kh', sc.rel ? '2 × uniform' : text(sc.hi)));
   k.appendChild(
     el(
       doc,
@@ -120,13 +122,13 @@ export function key(doc, sc) {
       '',
       sc.rel
         ? '(shade ∝ weight × its row’s n visible keys: the middle shade is uniform attention, 1/n; darker, more than an even share; weights ' +
-            fmt(sc.lo) +
+            text(sc.lo) +
             ' to ' +
-            fmt(sc.hi) +
+            text(sc.hi) +
             ')'
         : sc.seq
-          ? '(shade ∝ value on 0 to ' + fmt(sc.top) + ': faint = small)'
-          : '(shade ∝ |value| up to ' + fmt(sc.top) + '; blue > 0, red < 0)',
+          ? '(shade ∝ value on 0 to ' + text(sc.top) + ': faint = small)'
+          : '(shade ∝ |value| up to ' + text(sc.top) + '; blue > 0, red < 0)',
     ),
   );
   if (sc.causal) {

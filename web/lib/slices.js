@@ -12,36 +12,65 @@ export function byId(wt) {
   }
   return wt._by;
 }
-/** A stage in parts [{at, data}] (whole matrices, in order: a pool of Workers' shards,
- *  page/runner.js): views read the part that holds their matrix, and st.data joins the parts
- *  only when something reads it whole (a 100 MB copy that tables and heatmaps never need). */
-export function inParts(st, parts) {
-  var whole = null;
-  st.parts = parts;
-  Object.defineProperty(st, 'data', {
-    enumerable: true,
-    get: function () {
-      if (!whole) {
-        var n = parts.reduce(function (a, p) {
-          return a + p.data.length;
-        }, 0);
-        whole = new Float32Array(n);
-        parts.forEach(function (p) {
-          whole.set(p.data, p.at);
-        });
-      }
-      return whole;
-    },
-  });
-  return st;
+// Are matrices k0..k1-1 (by default all) of stage s here?
+function ready(s, k0, k1) {
+  for (var k = k0 || 0; s.slices && k < (k1 === undefined ? s.slices.length : k1); k++)
+    if (!(s.slices[k] instanceof Float32Array)) return false;
+  return true;
 }
-// [the array, the index in it] of element k of stage s, in parts or not.
-function locate(s, k) {
-  for (var i = 0; s.parts && i < s.parts.length; i++) {
-    var p = s.parts[i];
-    if (k < p.at + p.data.length) return [p.data, k - p.at];
+var asked = []; // [stage, k, resolve]: the matrices asked for in this task, fetched together
+/** Null when matrices k0..k1-1 of stage st are here (every stage but one computed on demand,
+ *  page/pool.js), else a promise of their arrival. What one task asks for is fetched in one
+ *  request per run of consecutive matrices. */
+export function need(st, k0, k1) {
+  if (ready(st, k0, k1)) return null;
+  for (var wait = [], k = k0; k < k1; k++) {
+    if (!st.slices[k]) {
+      if (!asked.length) Promise.resolve().then(flush);
+      st.slices[k] = new Promise(function (resolve) {
+        asked.push([st, k, resolve]);
+      });
+    }
+    wait.push(st.slices[k]);
   }
-  return [s.data, k];
+  return Promise.all(wait).then(function () {
+    return need(st, k0, k1);
+  });
+}
+function flush() {
+  var list = asked.splice(0).sort(function (a, b) {
+    return a[1] - b[1];
+  });
+  while (list.length) {
+    for (var n = 1; n < list.length && list[n][0] === list[0][0] && list[n][1] === list[0][1] + n;)
+      n++;
+    var run = list.splice(0, n);
+    run[0][0].fetch(run[0][1], run[0][1] + n).then(
+      function (run) {
+        run.forEach(function (a) {
+          a[2]();
+        });
+      }.bind(null, run),
+      function (run) {
+        run.forEach(function (a) {
+          a[0].slices[a[1]] = undefined; // asked again by the next reader
+        });
+      }.bind(null, run),
+    );
+  }
+}
+// [the array, the index in it] of element k of stage s; an on-demand matrix not here reads
+// as undefined.
+function locate(s, k) {
+  if (!s.slices) return [s.data, k];
+  var per = s.shape[s.shape.length - 2] * s.shape[s.shape.length - 1],
+    d = s.slices[Math.floor(k / per)];
+  return [d instanceof Float32Array ? d : [], k % per];
+}
+/** Element k of stage st in row-major order; undefined where an on-demand matrix is not here. */
+export function flat(st, k) {
+  var at = locate(st, k);
+  return at[0][at[1]];
 }
 /** Element [batch, row, col] of a stage (0-D: the value; 1-D: col only; 2-D: row, col;
  *  3-D and 4-D: `batch` counts the matrices of the leading dims, b·H + h for (B, H, T, X)). */

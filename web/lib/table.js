@@ -2,7 +2,7 @@
 // labels), headers, caption; updated in place for new values of the same shape.
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 import { el } from './dom.js';
-import { fmt, torchFormat } from './format.js';
+import { fmt, shownIndices, torchFormat } from './format.js';
 import { isBig, matrix, sliceName } from './slices.js';
 import { key, marks, scale } from './scale.js';
 
@@ -167,7 +167,19 @@ export function table(doc, st, wt, info, batch, opts, region) {
   if (sc) scroller.appendChild(key(doc, sc));
   return scroller;
 }
-// The numbers' text: 4 decimals, or the whole tensor's print() format (opts.torch).
+// The numbers' text: 4 decimals, or the whole tensor's print() format (opts.torch, or a stage
+// whose every nonzero value is below 0.00005, which 4 decimals would show as 0.0000: the
+// blocked pass's difference from the plain softmax, ~3e-8).
 export function textOf(st, opts) {
-  return opts.torch ? torchFormat(st) : fmt;
+  return opts.torch || tiny(st) ? torchFormat(st) : fmt;
+}
+function tiny(st) {
+  if (isBig(st)) return false; // its data may be in a Worker's parts: not read for this
+  var any = false;
+  for (var k of shownIndices(st.shape)) {
+    var v = Math.abs(st.data[k]);
+    if (v >= 5e-5) return false; // also false for inf; NaN compares false and is skipped
+    any = any || v > 0;
+  }
+  return any;
 }

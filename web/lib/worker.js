@@ -32,6 +32,7 @@ function projectHere(api, config, rows) {
 /** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
  *  transfers the stages' buffers back. */
 export function serve() {
+  load(); // at once: the page starts its Workers before it asks them anything (page/runner.js)
   globalThis.onmessage = function (e) {
     var msg = e.data;
     load().then(function (api) {

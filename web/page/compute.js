@@ -22,6 +22,11 @@ function heavy(c) {
   return !!k && (k.multiply_adds > HEAVY || k.work > budget.maxWork / 2);
 }
 
+/** Starts the Workers a preset will run in, before the page's own module is in. */
+export function warm() {
+  runner.warm();
+}
+
 /** The book's walkthrough, already computed: the first compute({}) shows it. */
 export function remember(book) {
   first = book;

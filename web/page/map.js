@@ -1,4 +1,5 @@
-// The map of the chapter (issue 20): the data flow from the inputs to out_proj as a small SVG,
+// The map of the chapter (issue 20): the data flow from the inputs to out_proj, then a node per
+// section beyond the chapter that computes the layer again, as a small SVG,
 // each node a stage with its shape for the current settings, each a link to its stage (the
 // contents, like #toc), the stage on screen lit; and, for MultiHeadAttention, what view and
 // transpose do: which columns of the queries become which head. A view of the store's result.
@@ -27,6 +28,14 @@ var doc = document,
     [['mha.attn_weights'], 'mask, softmax, dropout'],
     [['mha.context_vec'], '@ values, transpose back, view'],
     [['mha.context_vecs'], 'out_proj'],
+    // Beyond chapter 3: the same layer computed other ways, a node per section; `true`: no
+    // edges in, each starts again from the inputs
+    [
+      ['qkv.context_vecs', 'einsum.context_vecs', 'flash.context_vecs', 'torchmha.context_vecs'],
+      'beyond chapter 3: the same layer, other ways',
+      true,
+    ],
+    [['kv.context_vecs'], 'generating: one token a step, keys and values cached', true],
   ];
 var nav = null,
   lit = '', // the node lit (the stage on screen)
@@ -55,8 +64,11 @@ function feeds(from, to, memo) {
     })
   ));
 }
+// A node's label: the stage's name, or for a section's result beyond the chapter, the section's
+// prefix (qkv, einsum, ...).
 function short(id) {
-  return id.replace(/^mhaw?\./, '');
+  var name = id.replace(/^mhaw?\./, '');
+  return name.indexOf('.') > 0 ? name.slice(0, name.indexOf('.')) : name;
 }
 
 // The flow's SVG for result res: the rows whose stages it has.
@@ -72,7 +84,7 @@ function flow(res) {
     var ids = r[0].filter(function (id) {
       return shapes[id];
     });
-    if (ids.length) rows.push([ids, r[1]]);
+    if (ids.length) rows.push([ids, r[1], r[2]]);
   });
   var pic = doc.createElementNS(NS, 'svg');
   pic.setAttribute('viewBox', '0 0 ' + W + ' ' + rows.length * ROW);
@@ -101,7 +113,7 @@ function flow(res) {
     });
     if (r[1])
       svg(pic, 'text', { x: W / 2, y: k * ROW + 9, 'text-anchor': 'middle', class: 'mo' }, r[1]);
-    if (!k) return;
+    if (!k || r[2]) return;
     // The edges from the row above: where the stage table says one feeds the other.
     rows[k - 1][0].forEach(function (from) {
       r[0].forEach(function (to) {

@@ -2,9 +2,10 @@
 // MultiHeadAttention, (batch element, heads) each (api.run's {shard}), then out_proj's rows in
 // blocks (api.project) when a shard has fewer than every head; the parts put together. Every
 // output is the same in-order sum as in one run: the bits do not depend on the pool's size.
-// Loaded with app-later.js (page/later.js).
-import { inParts } from '../lib/slices.js';
-
+// The (B, H, T, T) weights (100 MB) do not cross: the heads a reader looks at are computed
+// again when asked for (a shard of one batch element's heads: the same bits), lib/slices.js's
+// onDemand. Loaded with app-later.js (page/later.js).
+import { need, sliceCount } from '../lib/slices.js';
 var B = 2, // the batch: torch.stack((inputs, inputs))
   PARAMETER = /^mha\.(W_|b_|out_proj)/;
 
@@ -41,12 +42,14 @@ export function pooled(post, config, p) {
   });
   var runs = list.map(function (sh, i) {
     var ids = i ? [] : p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
-    if (want['mha.attn_weights']) ids.push('mha.attn_weights');
     if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
       ids.push('mha.context_vec');
     if (want['mha.context_vecs'] && every) ids.push('mha.context_vecs');
     return post(i, { config: config, options: { stages: ids, shard: sh } });
   });
+  // The weights: head 1 of batch element 1 with the result (the head shown first; its title
+  // and code), posted after the shards; the others when a reader asks.
+  var shown = want['mha.attn_weights'] && heads(post, config, p, 0, 1);
   return Promise.all(runs).then(function (outs) {
     var by = {};
     outs.forEach(function (o, i) {
@@ -55,13 +58,26 @@ export function pooled(post, config, p) {
     outs[0].result.stages.forEach(function (s) {
       if (PARAMETER.test(s.id)) by[s.id] = s;
     });
-    ['mha.attn_weights', 'mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
+    ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
       if (stageOf(outs[0], id)) by[id] = gather(outs, list, id, H);
     });
-    var done = Promise.resolve();
+    var done = Promise.resolve(shown).then(function (s) {
+      if (s)
+        by[s.id] = onDemand(
+          { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
+          function (k0, k1) {
+            return heads(post, config, p, k0, k1).then(function (s) {
+              return s.data;
+            });
+          },
+        );
+      if (s) by[s.id].slices[0] = s.data;
+    });
     if (want['mha.context_vecs'] && !every)
-      done = project(post, config, by['mha.context_vec'], outs.length, memory).then(function (s) {
-        by['mha.context_vecs'] = s;
+      done = done.then(function () {
+        return project(post, config, by['mha.context_vec'], outs.length, memory).then(function (s) {
+          by['mha.context_vecs'] = s;
+        });
       });
     return done.then(function () {
       var stages = p.order
@@ -82,6 +98,77 @@ export function pooled(post, config, p) {
       };
     });
   });
+}
+
+var turn = 0; // the Worker asked next for heads
+// Matrices k0..k1-1 (b·H + h) of mha.attn_weights as one stage: each batch element's heads
+// split over the pool, each part a shard's run with only the weights asked for.
+function heads(post, config, p, k0, k1) {
+  var H = p.c.num_heads,
+    asks = [];
+  for (var k = k0; k < k1;) {
+    var b = Math.floor(k / H),
+      end = Math.min(k1, (b + 1) * H),
+      n = Math.min(p.n, end - k);
+    for (var i = 0; i < n; i++) {
+      var h0 = k - b * H + Math.floor(((end - k) * i) / n),
+        h1 = k - b * H + Math.floor(((end - k) * (i + 1)) / n);
+      asks.push(
+        post(turn++ % p.n, {
+          config: config,
+          options: { stages: ['mha.attn_weights'], shard: [b, b + 1, h0, h1] },
+        }),
+      );
+    }
+    k = end;
+  }
+  return Promise.all(asks).then(function (outs) {
+    var first = outs[0].result.stages[0],
+      per = first.shape[2] * first.shape[3],
+      data = outs.length > 1 ? new Float32Array((k1 - k0) * per) : first.data;
+    if (outs.length > 1)
+      outs.reduce(function (at, o) {
+        data.set(o.result.stages[0].data, at);
+        return at + o.result.stages[0].data.length;
+      }, 0);
+    return { id: first.id, title: first.title, code: first.code, shape: first.shape, data: data };
+  });
+}
+
+/** Stage st computed on demand (lib/slices.js reads it: need(), matrix(), at()): fetch(k0, k1)
+ *  resolves to the Float32Array of matrices k0..k1-1; st.whole() to every value (an export of
+ *  the whole stage: every matrix fetched). */
+function onDemand(st, fetch) {
+  var per = st.shape[2] * st.shape[3];
+  st.slices = new Array(sliceCount(st)); // matrix k: its Float32Array, or a promise of it
+  st.fetch = function (k0, k1) {
+    var got = fetch(k0, k1).then(function (data) {
+      for (var k = k0; k < k1; k++)
+        st.slices[k] = data.subarray((k - k0) * per, (k - k0 + 1) * per);
+    });
+    for (var k = k0; k < k1; k++) st.slices[k] = got;
+    return got;
+  };
+  var whole = null;
+  st.whole = function () {
+    return Promise.resolve(need(st, 0, st.slices.length)).then(function () {
+      return st.data;
+    });
+  };
+  Object.defineProperty(st, 'data', {
+    enumerable: true,
+    get: function () {
+      if (!whole) {
+        whole = new Float32Array(st.slices.length * per);
+        st.slices.forEach(function (d, k) {
+          if (!(d instanceof Float32Array)) throw new Error(st.id + ': read it with st.whole()');
+          whole.set(d, k * per);
+        });
+      }
+      return whole;
+    },
+  });
+  return st;
 }
 
 // mha.context_vecs from n blocks of context_vec's rows, each projected by a Worker.
@@ -105,41 +192,22 @@ function project(post, config, cv, n, memory) {
   });
 }
 
-// The whole stage from the shards' parts: (B, H, T, T) weights in parts (each shard's heads of
-// a batch element are contiguous in it: lib/slices.js reads them in place), or (B, T, D) context
-// rows copied together.
+// The whole (B, T, D) context rows from the shards' columns.
 function gather(outs, list, id, H) {
   var first = stageOf(outs[0], id),
-    heads = first.shape.length === 4,
-    T = first.shape[heads ? 2 : 1],
-    D = heads ? 0 : (first.shape[2] * H) / (list[0][3] - list[0][2]),
-    out = { id: id, title: first.title, code: first.code, shape: heads ? [B, H, T, T] : [B, T, D] },
-    parts = [],
-    data = heads ? null : new Float32Array(B * T * D);
+    T = first.shape[1],
+    D = (first.shape[2] * H) / (list[0][3] - list[0][2]),
+    data = new Float32Array(B * T * D);
   outs.forEach(function (o, k) {
     var s = stageOf(o, id),
       sh = list[k],
-      n = sh[3] - sh[2],
-      w = s.shape[2]; // context: the shard's columns (heads h0..h1, or every column)
-    for (var b = sh[0]; b < sh[1]; b++) {
-      if (heads)
-        parts.push({
-          at: (b * H + sh[2]) * T * T,
-          data: s.data.subarray((b - sh[0]) * n * T * T, (b - sh[0] + 1) * n * T * T),
-        });
-      else
-        for (var t = 0; t < T; t++)
-          data.set(
-            s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
-            (b * T + t) * D + (w === D ? 0 : (sh[2] * D) / H),
-          );
-    }
+      w = s.shape[2]; // the shard's columns (heads h0..h1, or every column)
+    for (var b = sh[0]; b < sh[1]; b++)
+      for (var t = 0; t < T; t++)
+        data.set(
+          s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
+          (b * T + t) * D + (w === D ? 0 : (sh[2] * D) / H),
+        );
   });
-  if (!heads) return ((out.data = data), out);
-  return inParts(
-    out,
-    parts.sort(function (a, b) {
-      return a.at - b.at;
-    }),
-  );
+  return { id: id, title: first.title, code: first.code, shape: [B, T, D], data: data };
 }

@@ -73,7 +73,16 @@ export function runner() {
     }
     return workers[i];
   }
-  // Worker i's reply to msg: {result, ms, memory} or {stage, memory}.
+  // Worker i's reply to msg: {result, ms, memory} or {stage, memory}. A run asked of a pool
+  // (its heads are asked for after the result: page/pool.js) goes to the main thread where no
+  // Worker runs.
+  function ask(i, msg, transfer) {
+    if (broken && !msg.project) return onMain(msg.config, msg.options);
+    return post(i, msg, transfer).catch(function (e) {
+      if (e === DIED && !msg.project) return onMain(msg.config, msg.options);
+      throw e;
+    });
+  }
   function post(i, msg, transfer) {
     return new Promise(function (resolve, reject) {
       var w = worker(i);
@@ -83,12 +92,12 @@ export function runner() {
     });
   }
   // The pool's shards and the stages asked of them, or null where one Worker does it all: not
-  // only MultiHeadAttention's stages, dropout drawn over every head, or one core.
+  // only MultiHeadAttention's stages, or dropout drawn over every head. (One core: a pool of
+  // one, whose weights are computed on demand all the same.)
   function plan(api, config, options) {
     var ids = (options && options.stages) || [],
       c;
-    if (poolSize() < 2 || !ids.length || !ids.every(RegExp.prototype.test.bind(POOLED)))
-      return null;
+    if (!ids.length || !ids.every(RegExp.prototype.test.bind(POOLED))) return null;
     c = {}; // the keys the plan reads, as given or the settings' defaults
     ['d_out', 'num_heads', 'train', 'class_dropout'].forEach(function (k) {
       c[k] = Object.prototype.hasOwnProperty.call(config, k)
@@ -108,13 +117,24 @@ export function runner() {
           var p = plan(api, config, options);
           if (!p) return post(0, { config: config, options: options });
           return pageLater().then(function (m) {
-            return m.pool.pooled(post, config, p);
+            return m.pool.pooled(ask, config, p);
           });
         })
         .catch(function (e) {
           if (e === DIED) return onMain(config, options);
           throw e;
         });
+    },
+    /** Starts the pool's Workers now (each loads its module at once), and loads the pool's
+     *  steps (page/pool.js): a preset is coming. */
+    warm: function () {
+      pageLater();
+      for (var i = 0; i < poolSize() && !broken; i++)
+        try {
+          worker(i);
+        } catch (e) {
+          // none may start here: runs go to the main thread
+        }
     },
     /** 'worker' when runs go to Workers, 'main' when they fall back to the main thread. */
     get mode() {
