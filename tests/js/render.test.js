@@ -375,7 +375,10 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await page.evaluate(
     (q) => document.querySelector(q).scrollIntoView(),
     '[data-stage="context_vecs"]',
-  ); // built when seen
+  ); // built when seen: until then it shows its old shape's tables (web/page/stages.js)
+  await page.waitForFunction(
+    () => document.querySelector('[data-stage="context_vecs"]').dataset.shape === '2,1024,64',
+  );
   await page.locator(canvas).scrollIntoViewIfNeeded();
   await page.locator(canvas).focus();
   await page.keyboard.press('ArrowDown');
