@@ -1,8 +1,16 @@
 // exp over a row, 4 at a time in WebAssembly SIMD128, with the bits of sleef::expf_u10 (SLEEF's
-// expf8_u10 lane): the same steps, each fused multiply-add in double on two f64x2 halves (the
-// product is exact; see sleef::expf_u10). A group of 4 where one sum lands halfway between two
-// floats or among subnormals is computed again by sleef::expf_u10, lane by lane.
+// expf8_u10 lane). WebAssembly has no fused multiply-add, so each of SLEEF's is computed in double
+// on two f64x2 halves: the product of two floats is exact in double and the sum is rounded once,
+// so rounding it to float gives the fused result unless the double sum was rounded onto a point
+// exactly halfway between two floats (or rounded among float's subnormals). Which steps can do
+// that was settled over every float d in [-104, 100] (outside it the result is 0, inf or NaN
+// whatever the steps give): the first two sums are exact, the subnormal ones too, and a
+// rounded sum lands halfway only in the 6th and 8th steps (7 inputs, tests/wasm/kernels.cpp).
+// Those two steps are checked; a group of 4 with a halfway sum is redone by sleef::expf_u10,
+// lane by lane. tests/golden/check_exp.cpp compares all 2^32 inputs.
 #include <wasm_simd128.h>
+
+#include <cstdint>
 
 #include "kernels_isa.hpp"
 #include "sleef.hpp"
@@ -11,64 +19,80 @@ namespace ca::kernels {
 
 namespace {
 
-// a * b + c rounded once, for 4 floats; `rare` collects the lanes where that is not certain
-// (the tests of fma.hpp's FastFma).
-inline v128_t fma4(v128_t a, v128_t b, v128_t c, v128_t& rare) {
-  const auto half = [](v128_t x) { return wasm_i32x4_shuffle(x, x, 2, 3, 0, 1); };
-  const v128_t lo = wasm_f64x2_add(
-      wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(a), wasm_f64x2_promote_low_f32x4(b)),
-      wasm_f64x2_promote_low_f32x4(c));
-  const v128_t hi = wasm_f64x2_add(
-      wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(half(a)), wasm_f64x2_promote_low_f32x4(half(b))),
-      wasm_f64x2_promote_low_f32x4(half(c)));
-  const v128_t low_bits = wasm_i64x2_splat(0x1fffffff), halfway = wasm_i64x2_splat(0x10000000);
-  const v128_t exponent = wasm_i64x2_splat(0x7ff0000000000000),
-               tiny = wasm_i64x2_splat(897LL << 52);
-  const auto check = [&](v128_t s) {
-    rare = wasm_v128_or(rare, wasm_i64x2_eq(wasm_v128_and(s, low_bits), halfway));
-    rare = wasm_v128_or(rare, wasm_i64x2_lt(wasm_v128_and(s, exponent), tiny));
-  };
-  check(lo);
-  check(hi);
-  const v128_t l = wasm_f32x4_demote_f64x2_zero(lo), h = wasm_f32x4_demote_f64x2_zero(hi);
-  return wasm_i32x4_shuffle(l, h, 0, 1, 4, 5);
+// 4 floats held as doubles: lanes 0, 1 in lo, 2, 3 in hi.
+struct Wide {
+  v128_t lo, hi;
+};
+
+inline Wide widen(v128_t f) {
+  return {wasm_f64x2_promote_low_f32x4(f),
+          wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(f, f, 2, 3, 0, 1))};
 }
 
-inline v128_t exp4(v128_t d, v128_t& rare) {
+inline Wide splat(float f) {
+  const v128_t d = wasm_f64x2_splat(static_cast<double>(f));
+  return {d, d};
+}
+
+inline v128_t narrow(Wide w) {
+  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(w.lo), wasm_f32x4_demote_f64x2_zero(w.hi),
+                            0, 1, 4, 5);
+}
+
+// Rounded to float, held as double.
+inline v128_t to_float(v128_t d) {
+  return wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(d));
+}
+
+// a * b + c rounded to double, then to float (held as double). With Check, `ties` takes the
+// minimum of the sums' low 32 bits shifted left by 3: INT32_MIN exactly where the low 29 bits are
+// a 1 and 28 zeros, the pattern of a double halfway between two floats.
+template <bool Check>
+inline Wide fma(Wide a, Wide b, Wide c, v128_t& ties) {
+  const v128_t lo = wasm_f64x2_add(wasm_f64x2_mul(a.lo, b.lo), c.lo);
+  const v128_t hi = wasm_f64x2_add(wasm_f64x2_mul(a.hi, b.hi), c.hi);
+  if (Check) ties = wasm_i32x4_min(ties, wasm_i32x4_shl(wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), 3));
+  return {to_float(lo), to_float(hi)};
+}
+
+inline v128_t exp4(v128_t d, v128_t& ties) {
   const v128_t t = wasm_f32x4_mul(
       d, wasm_f32x4_splat(1.442695040888963407359924681001892137426645954152985934135449406931f));
   // Rounded to even; saturated where cvtps gives INT32_MIN: there x < -104, x > 100 or NaN,
   // and the result is 0, inf or NaN whatever q is.
   const v128_t q = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(t));
   const v128_t qf = wasm_f32x4_convert_i32x4(q);
-  v128_t s = fma4(qf, wasm_f32x4_splat(-0.693145751953125f), d, rare);
-  s = fma4(qf, wasm_f32x4_splat(-1.428606765330187045e-06f), s, rare);
-  v128_t u = wasm_f32x4_splat(0.000198527617612853646278381f);
-  u = fma4(u, s, wasm_f32x4_splat(0.00139304355252534151077271f), rare);
-  u = fma4(u, s, wasm_f32x4_splat(0.00833336077630519866943359f), rare);
-  u = fma4(u, s, wasm_f32x4_splat(0.0416664853692054748535156f), rare);
-  u = fma4(u, s, wasm_f32x4_splat(0.166666671633720397949219f), rare);
-  u = fma4(u, s, wasm_f32x4_splat(0.5f), rare);
-  u = wasm_f32x4_add(wasm_f32x4_splat(1.0f), fma4(wasm_f32x4_mul(s, s), u, s, rare));
+  // x - q ln 2, ln 2 in two parts. The first: q * ln2_hi is exact in float (8 bits times 16)
+  // and so is the double sum: a float multiply and add give the fused bits.
+  const Wide s1 =
+      widen(wasm_f32x4_add(d, wasm_f32x4_mul(qf, wasm_f32x4_splat(-0.693145751953125f))));
+  Wide s = fma<false>(widen(qf), splat(-1.428606765330187045e-06f), s1, ties);  // exact sum
+  Wide u = splat(0.000198527617612853646278381f);
+  u = fma<false>(u, s, splat(0.00139304355252534151077271f), ties);
+  u = fma<false>(u, s, splat(0.00833336077630519866943359f), ties);
+  u = fma<false>(u, s, splat(0.0416664853692054748535156f), ties);
+  u = fma<true>(u, s, splat(0.166666671633720397949219f), ties);
+  u = fma<false>(u, s, splat(0.5f), ties);
+  const Wide ss = {to_float(wasm_f64x2_mul(s.lo, s.lo)), to_float(wasm_f64x2_mul(s.hi, s.hi))};
+  v128_t r = wasm_f32x4_add(wasm_f32x4_splat(1.0f), narrow(fma<true>(ss, u, s, ties)));
   const v128_t bias = wasm_i32x4_splat(0x7f), h = wasm_i32x4_shr(q, 1);
   const auto pow2i = [&](v128_t e) { return wasm_i32x4_shl(wasm_i32x4_add(e, bias), 23); };
-  u = wasm_f32x4_mul(wasm_f32x4_mul(u, pow2i(h)), pow2i(wasm_i32x4_sub(q, h)));
-  u = wasm_v128_andnot(u, wasm_f32x4_lt(d, wasm_f32x4_splat(-104.0f)));  // +0
+  r = wasm_f32x4_mul(wasm_f32x4_mul(r, pow2i(h)), pow2i(wasm_i32x4_sub(q, h)));
+  r = wasm_v128_andnot(r, wasm_f32x4_lt(d, wasm_f32x4_splat(-104.0f)));  // +0
   const v128_t overflow = wasm_f32x4_lt(wasm_f32x4_splat(100.0f), d);
-  return wasm_v128_bitselect(wasm_f32x4_splat(__builtin_huge_valf()), u, overflow);
+  return wasm_v128_bitselect(wasm_f32x4_splat(__builtin_huge_valf()), r, overflow);
 }
 
 }  // namespace
 
 // w[j] = exp(w[j] - max), j < n.
 void exp_shifted_simd128(float* w, int n, float max) {
-  const v128_t m = wasm_f32x4_splat(max);
+  const v128_t m = wasm_f32x4_splat(max), tie = wasm_i32x4_splat(INT32_MIN);
   int j = 0;
   for (; j + 4 <= n; j += 4) {
-    v128_t rare = wasm_i32x4_splat(0);
-    const v128_t x = wasm_f32x4_sub(wasm_v128_load(w + j), m);
-    const v128_t y = exp4(x, rare);
-    if (!wasm_v128_any_true(rare)) {
+    v128_t ties = wasm_i32x4_splat(INT32_MAX);
+    const v128_t y = exp4(wasm_f32x4_sub(wasm_v128_load(w + j), m), ties);
+    if (!wasm_v128_any_true(wasm_i32x4_eq(ties, tie))) {
       wasm_v128_store(w + j, y);
     } else {
       for (int k = 0; k < 4; ++k) w[j + k] = sleef::expf_u10(w[j + k] - max);

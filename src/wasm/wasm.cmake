@@ -64,3 +64,11 @@ add_custom_command(
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
   COMMENT "Packing causal-attention.js (glue, deflated wasm, web/lib) and causal-attention-later.js")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)
+
+# tests/js/kernels.test.js runs it: the SIMD128 kernels against the reference kernel, in Node
+# (tests/wasm/kernels.cpp). Not part of the page.
+add_executable(ca-kernel-check tests/wasm/kernels.cpp)
+target_link_libraries(ca-kernel-check PRIVATE ca_core)
+target_compile_options(ca-kernel-check PRIVATE -O2 -DNDEBUG -msimd128)
+target_link_options(ca-kernel-check PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node
+                    -sSINGLE_FILE=1 -sNODEJS_CATCH_EXIT=0)

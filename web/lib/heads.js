@@ -37,7 +37,6 @@ function thumb(c, st, wt, k, info) {
         entries.forEach(function (e) {
           var w = waiting.get(e.target);
           if (!e.isIntersecting || !w || !e.target.isConnected) return;
-          waiting.delete(e.target);
           later(e.target, w);
         });
       },
@@ -53,15 +52,22 @@ function repaintAll() {
     paintThumb(t, w);
   });
 }
-// Paints thumbnail c once its matrix is here, in a task of its own.
+// Paints thumbnail c once its matrix is here, in a task of its own (each reads 1M values),
+// unless it was painted meanwhile or waits for newer values; resolves then.
 function later(c, w) {
   var wait = need(w[0], w[2], w[2] + 1);
-  if (wait) return wait.then(later.bind(null, c, w));
-  if (queue.push([c, w]) === 1) setTimeout(next);
+  if (wait)
+    return wait.then(function () {
+      return later(c, w);
+    });
+  return new Promise(function (done) {
+    if (queue.push([c, w, done]) === 1) setTimeout(next);
+  });
 }
 function next() {
   var one = queue.shift();
-  if (one[0].isConnected) paintThumb(one[0], one[1]);
+  if (waiting.get(one[0]) === one[1] && one[0].isConnected) paintThumb(one[0], one[1]);
+  one[2]();
   if (queue.length) setTimeout(next);
 }
 function size(c, st) {
@@ -73,6 +79,7 @@ function size(c, st) {
   c.height = Math.round(h * dpr);
 }
 function paintThumb(c, w) {
+  waiting.delete(c);
   var ctx = c.getContext('2d'),
     m = matrix(w[0], w[1], w[2]);
   painted.forEach(function (w, t) {
@@ -135,17 +142,16 @@ export function heads(doc, st, wt, b, parts) {
   return box;
 }
 
-/** Paints every thumbnail under `root` that waits to come into view (before a full-page
- *  screenshot or a print). */
+/** Paints every thumbnail under `root` that waits to come into view, each in a task of its
+ *  own; resolves when they are painted, those computed on demand once they have arrived
+ *  (main[data-complete] waits for it: page/stages.js, before a screenshot or a print). */
 export function flush(root) {
-  root.querySelectorAll('.thumbs canvas').forEach(function (c) {
-    var w = waiting.get(c);
-    if (!w || !c.isConnected) return;
-    waiting.delete(c);
-    if (need(w[0], w[2], w[2] + 1))
-      later(c, w); // computed on demand: painted when it arrives
-    else paintThumb(c, w);
-  });
+  return Promise.all(
+    Array.prototype.map.call(root.querySelectorAll('.thumbs canvas'), function (c) {
+      var w = waiting.get(c);
+      return w && c.isConnected && later(c, w);
+    }),
+  );
 }
 
 /** New values for the thumbnails of a div.heads (the enlarged head is updated by the caller). */

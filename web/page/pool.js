@@ -100,9 +100,9 @@ export function pooled(post, config, p) {
   });
 }
 
-var turn = 0; // the Worker asked next for heads
 // Matrices k0..k1-1 (b·H + h) of mha.attn_weights as one stage: each batch element's heads
-// split over the pool, each part a shard's run with only the weights asked for.
+// split in as many parts as the pool has Workers, each part a shard's run with only the
+// weights asked for, taken by the first Worker free.
 function heads(post, config, p, k0, k1) {
   var H = p.c.num_heads,
     asks = [];
@@ -114,7 +114,7 @@ function heads(post, config, p, k0, k1) {
       var h0 = k - b * H + Math.floor(((end - k) * i) / n),
         h1 = k - b * H + Math.floor(((end - k) * (i + 1)) / n);
       asks.push(
-        post(turn++ % p.n, {
+        post(-1, {
           config: config,
           options: { stages: ['mha.attn_weights'], shard: [b, b + 1, h0, h1] },
         }),

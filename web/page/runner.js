@@ -23,6 +23,8 @@ export function poolSize() {
 export function runner() {
   var workers = [],
     pending = {},
+    busy = [], // busy[i]: the requests Worker i has not answered
+    queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
     broken = !scriptUrl;
   function onMain(config, options) {
@@ -51,6 +53,9 @@ export function runner() {
       pending[id].reject(DIED);
       delete pending[id];
     });
+    queue.splice(0).forEach(function (q) {
+      q[3](DIED);
+    });
   }
   function worker(i) {
     if (!workers[i]) {
@@ -63,6 +68,8 @@ export function runner() {
       workers[i].onmessage = function (e) {
         var p = pending[e.data.id];
         delete pending[e.data.id];
+        busy[i]--;
+        drain();
         try {
           p.resolve(settle(e.data, 'worker'));
         } catch (err) {
@@ -83,13 +90,32 @@ export function runner() {
       throw e;
     });
   }
+  // i = -1: the first Worker free takes it (a head asked for while the shards run goes to the
+  // Worker whose shard ends first).
   function post(i, msg, transfer) {
     return new Promise(function (resolve, reject) {
-      var w = worker(i);
-      msg.id = next++;
-      pending[msg.id] = { resolve: resolve, reject: reject };
-      w.postMessage(msg, transfer || []);
+      if (i >= 0) return send(i, msg, transfer, resolve, reject);
+      queue.push([msg, transfer, resolve, reject]);
+      drain();
     });
+  }
+  function send(i, msg, transfer, resolve, reject) {
+    var w = worker(i);
+    msg.id = next++;
+    pending[msg.id] = { resolve: resolve, reject: reject };
+    busy[i] = (busy[i] || 0) + 1;
+    w.postMessage(msg, transfer || []);
+  }
+  function drain() {
+    for (var i = 0; i < poolSize() && queue.length; i++)
+      if (!busy[i]) {
+        var q = queue.shift();
+        try {
+          send(i, q[0], q[1], q[2], q[3]);
+        } catch (e) {
+          q[3](e); // no Worker starts: DIED
+        }
+      }
   }
   // The pool's shards and the stages asked of them, or null where one Worker does it all: not
   // only MultiHeadAttention's stages, or dropout drawn over every head. (One core: a pool of

@@ -258,10 +258,11 @@ function lazy(want) {
       box.classList.remove('lazy');
       void box.offsetHeight; // its layout, now, within the idle period
       flushHeatmaps(box);
-      flushThumbs(box);
+      waits.push(flushThumbs(box)); // heads computed on demand: complete when painted
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
+      waits.push(flushThumbs(main)); // the first screen's too: complete once they are painted
       var all = waits.slice(),
         complete = function () {
           waits = waits.filter(function (w) {

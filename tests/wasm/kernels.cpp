@@ -1,0 +1,150 @@
+// The WebAssembly SIMD128 kernels against the naive reference, bit for bit, run in Node by
+// tests/js/kernels.test.js (native builds test their own paths in tests/test_kernels.cpp; the
+// WASM module has no Catch2). Prints one JSON line: how many cases and values were compared,
+// how many differed, and the first few that did (what, where, wanted and got bits).
+//   gemm, gemm_nt: every (m, n, k) of the edge sizes below, each Tri mode, padded leading
+//     dimensions; then shapes across the blocked path's edges (k blocks of 256, rows in 96,
+//     column panels of 512) and at attention sizes.
+//   exp_shifted: 2^20 floats spread over [-110, 90] by their bits, the special values and the
+//     inputs whose fused steps round to a tie (the lanes the kernel must redo one by one),
+//     shifted by several maxima, every tail length.
+#include "kernels.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sleef.hpp"
+
+namespace {
+
+using ca::kernels::Tri;
+
+long g_cases = 0, g_values = 0, g_bad = 0;
+std::string g_first;
+
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+void compare(const char* what, const std::string& where, float want, float got) {
+  ++g_values;
+  if (bits(want) == bits(got) || (want != want && got != got)) return;
+  if (g_bad++ < 5) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%s%s %s: want 0x%08x got 0x%08x", g_first.empty() ? "" : "; ",
+                  what, where.c_str(), bits(want), bits(got));
+    g_first += line;
+  }
+}
+
+std::vector<float> normals(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+// gemm and gemm_nt (on B^T) against gemm_reference for one shape; C starts as NaN (LowerOut:
+// only j <= i is compared, the rest may hold anything).
+void check_gemm(int m, int n, int k, Tri tri, int pad, std::mt19937& rng) {
+  const int ka = tri == Tri::LowerK ? std::max(k, m) : k;  // LowerK's A is at least m wide
+  const int lda = ka + pad, ldb = n + pad, ldc = n + pad, ldbt = k + pad;
+  const std::vector<float> a = normals(std::size_t(m) * lda, rng),
+                           b = normals(std::size_t(k) * ldb, rng);
+  std::vector<float> bt(std::size_t(n) * ldbt, std::nanf(""));
+  for (int l = 0; l < k; ++l)
+    for (int j = 0; j < n; ++j) bt[std::size_t(j) * ldbt + l] = b[std::size_t(l) * ldb + j];
+  std::vector<float> want(std::size_t(m) * ldc, std::nanf("")), got = want, got_nt = want;
+  ca::kernels::gemm_reference(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, tri);
+  ca::kernels::gemm(m, n, k, a.data(), lda, b.data(), ldb, got.data(), ldc, tri);
+  ca::kernels::gemm_nt(m, n, k, a.data(), lda, bt.data(), ldbt, got_nt.data(), ldc, tri);
+  const std::string where = "m " + std::to_string(m) + " n " + std::to_string(n) + " k " +
+                            std::to_string(k) + " tri " + std::to_string(int(tri));
+  ++g_cases;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (tri == Tri::LowerOut && j > i) continue;
+      const std::size_t at = std::size_t(i) * ldc + j;
+      const std::string cell = where + " C(" + std::to_string(i) + ", " + std::to_string(j) + ")";
+      compare("gemm", cell, want[at], got[at]);
+      compare("gemm_nt", cell, want[at], got_nt[at]);
+    }
+}
+
+// The inputs x where a fused step of SLEEF's exp (the fifth to the eighth) sums, in double, to
+// exactly halfway between two floats, found over every float in [-104, 100]. In the first 7 the
+// double sum was itself rounded, so float(double) is not the fused result: the kernel must
+// notice and redo them (steps 6 and 8); in the others the sum was exact.
+const std::uint32_t kTies[] = {
+    0x347fffff, 0x34ffffff, 0x357ffffd, 0x35fffffb, 0x3634002d, 0x367ffff5, 0x36ffffeb, 0x34000000,
+    0x3a000000, 0x3c000000, 0x3e704800, 0x3e800000, 0x3ea321c1, 0x3eafcf1c, 0x3ebe3430, 0x3ecaa830,
+    0x3f187218, 0x3f6d8418, 0x3f717218, 0x3f84acd3, 0x3f884618, 0x3f8b6318, 0x3fcf7b18, 0x3fd17218,
+    0x3fdd65df, 0x3fe0ff24, 0x3fe41c24, 0x40141a12, 0x40151592, 0x401cdc18, 0x401e6a98, 0x40417218,
+    0x4049389e, 0x404ac71e, 0x406dce9e, 0x40759524, 0x407723a4, 0x408d1592, 0x4090f8d5, 0x4091c015,
+    0x40a343d5, 0x40bba434, 0x40d1d277, 0x40e800ba, 0x40fe2efd, 0x410a2ea0, 0x41205ce3, 0x41368b26,
+    0x414cb969, 0x4162e7ac, 0x417915ef, 0xb3800000, 0xbdc80000, 0xbe4ce665, 0xbe983c00, 0xbea4b000,
+    0xbeb31514, 0xbebfc26f, 0xbee2e430, 0xbeeac030, 0xbf4a7218, 0xbf7d9018, 0xbf81e50c, 0xbf857e51,
+    0xbf917218, 0xbf936918, 0xbfd78118, 0xbfda9e18, 0xbfde375d, 0xbfea2b24, 0xbfec2224, 0xc0181d12,
+    0xc019ab92, 0xc0447998, 0xc0460818, 0xc070d61e, 0xc072649e, 0xc08e9952, 0xc08f6092, 0xc0a4c795,
+    0xc0a58ed5, 0xc1d9dcda, 0xc1f00b1d, 0xc22a86e9, 0xc240b52c};
+
+void check_exp() {
+  const float lo = -110.0f, hi = 90.0f, inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x;
+  for (std::uint32_t u = 0x80000000u; u <= bits(lo); u += 2161)
+    x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (std::uint32_t u = 0; u <= bits(hi); u += 2161) x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (float v : {-inf, inf, std::nanf(""), -0.0f, 0.0f, 88.72f, 88.73f, -87.9f, -103.3f, -104.0f,
+                  1e-40f, -1e-40f, -1e-30f})
+    x.push_back(v);
+  for (std::uint32_t u : kTies) x.push_back(0), std::memcpy(&x.back(), &u, 4);
+  for (float max : {0.0f, 1.5f, -3.25f, 1e-3f}) {
+    std::vector<float> want(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) want[i] = ca::sleef::expf_u10(x[i] - max);
+    for (int off = 0; off < 4; ++off) {  // every tail length
+      std::vector<float> got(x.begin() + off, x.end());
+      ca::kernels::exp_shifted(got.data(), int(got.size()), max);
+      ++g_cases;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        char where[64];
+        std::snprintf(where, sizeof where, "x %a max %g", x[i + off], max);
+        compare("exp_shifted", where, want[i + off], got[i]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  if (!ca::kernels::force_isa(ca::kernels::Isa::SIMD128) || !ca::kernels::fast_exp()) {
+    std::printf("{\"ok\": false, \"error\": \"no SIMD128 kernels in this build\"}\n");
+    return 1;
+  }
+  std::mt19937 rng(1);
+  const int sizes[] = {1, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 63, 65};
+  for (int m : sizes)
+    for (int n : sizes)
+      for (int k : sizes)
+        for (Tri tri : {Tri::Full, Tri::LowerOut, Tri::LowerK})
+          check_gemm(m, n, k, tri, (m + n + k) % 3, rng);
+  // The blocked path's edges: k blocks of 256, rows in blocks of 96, 512-column panels.
+  const int big[][3] = {{95, 511, 255}, {96, 512, 256}, {97, 513, 257}, {193, 1030, 300},
+                        {1, 520, 300},  {3, 9, 700},    {130, 40, 600}, {65, 768, 520},
+                        {300, 64, 300}, {300, 300, 64}};
+  for (const auto& s : big)
+    for (Tri tri : {Tri::Full, Tri::LowerOut, Tri::LowerK})
+      check_gemm(s[0], s[1], s[2], tri, 1, rng);
+  check_exp();
+  std::printf(
+      "{\"ok\": true, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, \"first\": \"%s\"}\n",
+      g_cases, g_values, g_bad, g_first.c_str());
+  return 0;
+}
