@@ -34,8 +34,8 @@ var doc = document,
 // The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
 doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(styleSheet());
 
-// Views, in this order: the URL first (after the tables change, replaceState waits for a style
-// pass: 6 ms), the tables, the panel, lecture mode, the status line.
+// Views, in this order: the URL (an edit's hash is written after its frame is painted:
+// page/url.js), the tables, the panel, lecture mode, the status line.
 url.start(function (hash) {
   if (api) navigate(hash);
   else missed = hash; // followed once the module is in

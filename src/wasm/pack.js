@@ -183,6 +183,8 @@ async function bundle(b, { modules, imports }, snapshot) {
           }
         : undefined,
   });
+  // CA_READABLE=1: not minified, for profiles with the functions' names (edit-profile.js).
+  if (process.env.CA_READABLE) return r.outputFiles[0].text;
   return (await minify(r.outputFiles[0].text, TERSER)).code;
 }
 

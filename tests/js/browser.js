@@ -102,6 +102,18 @@ function settled(page, timeout = 90000) {
   );
 }
 
+/** The page's location.hash once written: the page writes an edit's hash after the edit's frame
+ *  is painted (web/page/url.js: requestAnimationFrame, then a task), so this reads it after the
+ *  next frame and a task of its own. */
+function pageHash(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve) =>
+        requestAnimationFrame(() => setTimeout(() => resolve(location.hash))),
+      ),
+  );
+}
+
 /** The text of a stage's value cells, one array per table row; `batch` picks the table of a
  *  3-D stage. */
 async function cells(page, id, batch = 0) {
@@ -288,6 +300,7 @@ module.exports = {
   watchedPage,
   ready,
   settled,
+  pageHash,
   cells,
   axeViolations,
   widgetsReady,

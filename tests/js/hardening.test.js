@@ -8,7 +8,15 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { browserSuite, watchedPage, widgetsReady, widgetRow, cells, settled } = require('./browser');
+const {
+  browserSuite,
+  watchedPage,
+  widgetsReady,
+  widgetRow,
+  cells,
+  settled,
+  pageHash,
+} = require('./browser');
 const { root, runCli } = require('./support');
 
 const hash = (c) => '#' + encodeURIComponent(typeof c === 'string' ? c : JSON.stringify(c));
@@ -64,10 +72,7 @@ test('non-finite numbers: an inline message, and the page keeps working', async 
   assert.equal(await page.getAttribute('#dropout', 'aria-invalid'), 'true');
   await page.fill('#dropout', '0.25');
   assert.equal(await text(page, '[data-error-for="dropout"]'), '');
-  assert.match(
-    decodeURIComponent(await page.evaluate(() => location.hash)),
-    /(^#|&)dropout=0\.25(&|$)/,
-  );
+  assert.match(decodeURIComponent(await pageHash(page)), /(^#|&)dropout=0\.25(&|$)/);
 });
 
 test('the widget shows the message of a non-finite config and recovers', async (t) => {
@@ -112,12 +117,12 @@ test('seeds beyond 2^53 stay exact in the URL, the fields and the widget', async
   assert.deepEqual((await cells(page, 'W_query'))[0], want);
   await page.fill('#dropout', '0.25'); // the hash is written again from the settings
   assert.match(
-    decodeURIComponent(await page.evaluate(() => location.hash)),
+    decodeURIComponent(await pageHash(page)),
     /(^#|&)seed_weights=18446744073709551615(&|$)/,
   );
   await page.fill('#seed_weights', '18446744073709551614');
   assert.match(
-    decodeURIComponent(await page.evaluate(() => location.hash)),
+    decodeURIComponent(await pageHash(page)),
     /(^#|&)seed_weights=18446744073709551614(&|$)/,
   );
   assert.notDeepEqual((await cells(page, 'W_query'))[0], want);

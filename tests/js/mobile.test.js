@@ -16,6 +16,7 @@ const {
   axeViolations,
   widgetsReady,
   settled,
+  pageHash,
   web,
 } = require('./browser');
 const { root, BOOK_INPUTS } = require('./support');
@@ -219,11 +220,7 @@ for (const [size, viewport] of [
           ]),
           ['TD', 'inputs'],
         );
-        assert.equal(
-          await page.evaluate(() => location.hash),
-          '#d_out=4&qkv_bias',
-          'the settings stay in the URL',
-        );
+        assert.equal(await pageHash(page), '#d_out=4&qkv_bias', 'the settings stay in the URL');
         assert.equal(await page.textContent('#status'), '');
         assert.deepEqual(await axeViolations(page), []);
         const landmarks = await page.evaluate(() => ({
@@ -373,11 +370,7 @@ test('every old JSON link of the fixtures still opens, on the page and in embed.
     await page.reload();
     assert.equal(await ready(page), '1');
     assert.equal(await page.textContent('#status'), '', JSON.stringify(c));
-    assert.deepEqual(
-      H.parse(await page.evaluate(() => location.hash)),
-      c,
-      'the same state, now written the new way',
-    );
+    assert.deepEqual(H.parse(await pageHash(page)), c, 'the same state, now written the new way');
     await page.goto(
       suite.server.url +
         'embed.html#' +

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const { pathToFileURL } = require('url');
 const { spawnSync } = require('child_process');
-const { browserSuite, watchedPage, ready, settled, cells, web } = require('./browser');
+const { browserSuite, watchedPage, ready, settled, pageHash, cells, web } = require('./browser');
 const { runCli, cli, loadApi, pageText, BOOK_TOKENS, BOOK_INPUTS } = require('./support');
 
 const f4 = (rows) => rows.map((r) => r.map((x) => x.toFixed(4)));
@@ -98,22 +98,26 @@ function expected(native) {
 async function snapshot(page) {
   // innerText is '' in stages still skipped off screen: wait for the page to render them all.
   await page.waitForSelector('main[data-complete="1"]');
-  return page.evaluate(() => ({
-    hash: location.hash,
-    controls: Array.from(document.getElementById('controls').elements, (e) => [
-      e.name || e.id,
-      e.type === 'checkbox' ? e.checked : e.value,
-      e.disabled,
-    ]),
-    editor: document.getElementById('inputs-editor').innerText,
-    mode: document.getElementById('inputs-mode').textContent,
-    status: document.getElementById('status').textContent,
-    stages: Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => [
-      box.dataset.stage,
-      box.innerText,
-      Array.from(box.querySelectorAll('td'), (td) => td.className).join(),
-    ]),
-  }));
+  const hash = await pageHash(page);
+  return page.evaluate(
+    (hash) => ({
+      hash,
+      controls: Array.from(document.getElementById('controls').elements, (e) => [
+        e.name || e.id,
+        e.type === 'checkbox' ? e.checked : e.value,
+        e.disabled,
+      ]),
+      editor: document.getElementById('inputs-editor').innerText,
+      mode: document.getElementById('inputs-mode').textContent,
+      status: document.getElementById('status').textContent,
+      stages: Array.from(document.querySelectorAll('div.stage[data-stage]'), (box) => [
+        box.dataset.stage,
+        box.innerText,
+        Array.from(box.querySelectorAll('td'), (td) => td.className).join(),
+      ]),
+    }),
+    hash,
+  );
 }
 
 /** Two snapshots are equal, key by key (shorter messages than one deepEqual). */
@@ -122,7 +126,7 @@ function sameState(got, want, what) {
 }
 
 const H = require(path.join(web, 'causal-attention.js')).hash; // web/hash.js, as it ships
-const hashConfig = async (page) => H.parse(await page.evaluate(() => location.hash));
+const hashConfig = async (page) => H.parse(await pageHash(page));
 
 pageTest(
   "served and from file://: the book's numbers, every stage, token headers, max difference",
@@ -229,7 +233,7 @@ pageTest(
       const m = /(\d[\d.]*(?:e[-+]?\d+)?)\s*$/.exec(after);
       assert.ok(m, `a number in "${after}"`);
       assert.ok(Number(m[1]) <= 1e-6, after);
-      assert.equal(await page.evaluate(() => location.hash), '', 'the book has an empty hash');
+      assert.equal(await pageHash(page), '', 'the book has an empty hash');
       assert.equal(await page.$eval('#status', (e) => e.textContent), '');
     }
   },
@@ -290,21 +294,24 @@ pageTest(
   async (open) => {
     const page = await open();
     const state = () =>
-      settled(page).then(() =>
-        page.evaluate(() => ({
-          tables: Array.from(document.querySelectorAll('main td'), (td) => td.textContent).join(
-            '|',
-          ),
-          hash: location.hash,
-          invalid: Array.from(
-            document.querySelectorAll('[aria-invalid="true"]'),
-            (e) => e.name + (e.dataset.row ? `[${e.dataset.row}][${e.dataset.col}]` : ''),
-          ),
-          errors: Array.from(document.querySelectorAll('[data-error-for]'), (e) => [
-            e.dataset.errorFor,
-            e.textContent,
-          ]).filter((e) => e[1]),
-        })),
+      settled(page).then(async () =>
+        page.evaluate(
+          (hash) => ({
+            tables: Array.from(document.querySelectorAll('main td'), (td) => td.textContent).join(
+              '|',
+            ),
+            hash,
+            invalid: Array.from(
+              document.querySelectorAll('[aria-invalid="true"]'),
+              (e) => e.name + (e.dataset.row ? `[${e.dataset.row}][${e.dataset.col}]` : ''),
+            ),
+            errors: Array.from(document.querySelectorAll('[data-error-for]'), (e) => [
+              e.dataset.errorFor,
+              e.textContent,
+            ]).filter((e) => e[1]),
+          }),
+          await pageHash(page),
+        ),
       );
     const message = (config) => {
       const r = runCli(config);
@@ -371,6 +378,79 @@ pageTest(
   },
 );
 
+pageTest(
+  "an edit keeps every stage's box: the boxes on screen at once (rebuilt inside for a new shape), those off screen when jumped to or in idle time; the URL after the frame",
+  async (open) => {
+    const page = await open(suite.server.url, { viewport: { width: 1280, height: 720 } });
+    const native = runCli({ d_out: 3 }),
+      shapes = Object.fromEntries(native.stages.map((s) => [s.id, s.shape.join()]));
+    // queries on screen: its (6, d_out) box is rebuilt in the edit's own frame.
+    await page.evaluate(() => document.getElementById('queries').scrollIntoView());
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+    const got = await page.evaluate(() => {
+      window.__boxes = new Map(
+        Array.from(document.querySelectorAll('div.stage[data-stage]'), (b) => [b.dataset.stage, b]),
+      );
+      const input = document.getElementById('d_out');
+      input.value = '3';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      const handler = {
+        hash: location.hash,
+        queries: document.getElementById('queries').dataset.shape,
+        cols: document.querySelectorAll('#queries table.t tbody tr:first-child td').length,
+      };
+      // The contents jump to a stage far below before idle time: it and every box above it
+      // show the new values (else they would still grow and move it off screen).
+      document.querySelector('#toc a[href="#context_vecs"]').click();
+      const boxes = Array.from(document.querySelectorAll('div.stage[data-stage]')),
+        upTo = boxes.indexOf(document.getElementById('context_vecs'));
+      return {
+        handler,
+        above: boxes.slice(0, upTo + 1).map((b) => [b.dataset.stage, b.dataset.shape]),
+        empty: boxes.slice(0, upTo + 1).filter((b) => !b.firstChild).length,
+        target: document
+          .querySelector('#context_vecs table.t')
+          .tBodies[0].rows[0].querySelectorAll('td').length,
+      };
+    });
+    assert.deepEqual(got.handler, { hash: '', queries: '6,3', cols: 3 }, 'in the input handler');
+    assert.equal(got.target, 3, 'context_vecs (2, 6, 3) shown when jumped to');
+    assert.equal(got.empty, 0, 'no box above it left empty');
+    assert.deepEqual(
+      got.above,
+      got.above.map(([id]) => [id, shapes[id]]),
+      'the boxes above it have their new shapes',
+    );
+    assert.equal(await pageHash(page), '#d_out=3', 'the hash, written after the frame');
+    // Settled: the boxes of every stage still computed are the same elements; those of the
+    // stages gone (MultiHeadAttention needs d_out divisible by num_heads) are removed.
+    await settled(page);
+    const kept = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('div.stage[data-stage]'), (b) => [
+        b.dataset.stage,
+        window.__boxes.get(b.dataset.stage) === b,
+      ]),
+    );
+    assert.deepEqual(
+      kept,
+      native.stages.map((s) => [s.id, true]),
+    );
+    assert.deepEqual(await shown(page), expected(native), 'the tables equal the CLI');
+
+    // The reader's own address wins over an edit's hash not yet written.
+    await page.evaluate(() => {
+      const input = document.getElementById('d_out');
+      input.value = '4';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      location.hash = '#d_out=2&qkv_bias';
+    });
+    await page.waitForFunction(() => document.getElementById('qkv_bias').checked);
+    await settled(page);
+    assert.equal(await page.inputValue('#d_out'), '2');
+    assert.equal(await pageHash(page), '#d_out=2&qkv_bias');
+  },
+);
+
 pageTest('the mkl generator gives the dropout tables of seed 000 exactly', async (open) => {
   const page = await open();
   await page.selectOption('#rng', 'mkl');
@@ -424,7 +504,7 @@ pageTest('the mkl generator gives the dropout tables of seed 000 exactly', async
     '2.0000',
     '0.0000',
   ]);
-  assert.equal(await page.evaluate(() => location.hash), '');
+  assert.equal(await pageHash(page), '');
 });
 
 pageTest('reload and a fresh page with the same URL restore the exact state', async (open) => {
@@ -492,7 +572,7 @@ pageTest('reload and a fresh page with the same URL restore the exact state', as
 
   // Reset goes back to the book and clears the hash.
   await fresh.click('#reset');
-  assert.equal(await fresh.evaluate(() => location.hash), '');
+  assert.equal(await pageHash(fresh), '');
   assert.deepEqual((await cells(fresh, 'attn_scores'))[0][0], '0.2899');
 });
 

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { browserSuite, watchedPage, ready, settled, web } = require('./browser');
+const { browserSuite, watchedPage, ready, settled, pageHash, web } = require('./browser');
 const { loadApi } = require('./support');
 
 const shots = path.join(path.dirname(web), 'screenshots');
@@ -375,7 +375,10 @@ test('a heavy configuration runs in a Worker with a progress line; the page stay
   await page.evaluate(
     (q) => document.querySelector(q).scrollIntoView(),
     '[data-stage="context_vecs"]',
-  ); // built when seen
+  ); // built when seen: until then it shows its old shape's tables (web/page/stages.js)
+  await page.waitForFunction(
+    () => document.querySelector('[data-stage="context_vecs"]').dataset.shape === '2,1024,64',
+  );
   await page.locator(canvas).scrollIntoViewIfNeeded();
   await page.locator(canvas).focus();
   await page.keyboard.press('ArrowDown');
@@ -408,7 +411,7 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
     ...api.presets.gpt2.stages.slice(0, 5),
     'mha.context_vecs',
   ]);
-  assert.match(await page.evaluate(() => location.hash), /^#preset=gpt2&/);
+  assert.match(await pageHash(page), /^#preset=gpt2&/);
   // The output as the module computes it (the module equals the native CLI bit for bit).
   const want = api.run({}, { preset: 'gpt2', stages: ['mha.context_vecs'] }).stages[0];
   await page.evaluate(() =>

@@ -5,7 +5,7 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { browserSuite, settled } = require('./browser');
+const { browserSuite, settled, pageHash } = require('./browser');
 const { runCli, loadApi } = require('./support');
 
 const BOOK = runCli({});
@@ -461,7 +461,7 @@ test("the map of the chapter: every node its stage's shape and link, the stage o
   await page.waitForFunction(() =>
     document.querySelector('#map .mn[data-node="attn_weights_causal"][aria-current]'),
   );
-  assert.equal(await page.evaluate(() => location.hash), '');
+  assert.equal(await pageHash(page), '');
   assert.equal(await page.locator('#map .mn[aria-current]').count(), 1);
   // d_out = 4 and 2 heads: the shapes follow; view + transpose: columns 0-1 head 1, 2-3 head 2.
   await page.fill('#d_out', '4');

@@ -4,7 +4,7 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { browserSuite, axeViolations, settled } = require('./browser');
+const { browserSuite, axeViolations, settled, pageHash } = require('./browser');
 const { runCli, cli, execFileSync, pageText } = require('./support');
 
 const BOOK = runCli({});
@@ -326,8 +326,8 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
       viewport: { width: 1280, height: 720 },
     }),
     page = w.page;
-  const slide = () =>
-    page.evaluate(() => {
+  const slide = async () => ({
+    ...(await page.evaluate(() => {
       const box = document.getElementById('lecture');
       return {
         hidden: box.hidden,
@@ -335,11 +335,12 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
         title: box.querySelector('h2').textContent,
         counter: box.querySelector('.lc').textContent,
         section: box.querySelector('.ls').textContent,
-        hash: location.hash,
         fits: box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth,
         focusInside: box.contains(document.activeElement),
       };
-    });
+    })),
+    hash: await pageHash(page),
+  });
   const ids = BOOK.stages.map((s) => s.id);
   let s = await slide();
   assert.equal(s.hidden, false);
@@ -412,7 +413,7 @@ test('lecture mode: the keyboard steps through every stage, each fits 1280×720,
   await done(w2);
   await page.keyboard.press('Escape');
   assert.equal(await page.evaluate(() => document.getElementById('lecture').hidden), true);
-  assert.equal(await page.evaluate(() => location.hash), '');
+  assert.equal(await pageHash(page), '');
   await page.click('#lecture-start');
   assert.equal((await slide()).id, ids[0]);
   await done(w);

@@ -164,6 +164,18 @@ export function stage(st, wt, opts) {
   return box;
 }
 
+/** Builds a stage's box anew inside the same element, for a new shape (or a note that comes or
+ *  goes): its place in the page, its id and its observers stay; its children are new. */
+export function rebuild(box, st, wt, opts) {
+  var fresh = stage(st, wt, opts);
+  box.replaceChildren.apply(box, Array.prototype.slice.call(fresh.childNodes));
+  box.dataset.shape = fresh.dataset.shape;
+  if (fresh.dataset.heads) box.dataset.heads = fresh.dataset.heads;
+  else delete box.dataset.heads;
+  latest.delete(box); // a 4-D stage's select: the values it was built from, not the old shape's
+  return box;
+}
+
 /** Updates a stage's box in place for new values of the same shape: cell texts, shading,
  *  markers, labels, captions; the cells themselves (focus, tab stop, picked cell) stay.
  *  Drawings are drawn again.

@@ -69,8 +69,11 @@ function presetNote(api, res, preset) {
 // The settings of the book's steps that a preset (MultiHeadAttention alone) does not read:
 // §3.3-3.4's query token and v1 seed, SelfAttention_v2's weights, the dropout example's p.
 // Marked data-book (style.css hides them under .preset), and a fieldset left empty with them.
-var BOOK_ONLY = ['query_token', 'seed_v1', 'seed_weights', 'dropout'];
+var BOOK_ONLY = ['query_token', 'seed_v1', 'seed_weights', 'dropout'],
+  marked = false; // once: the form does not change
 function bookOnly() {
+  if (marked) return;
+  marked = true;
   BOOK_ONLY.forEach(function (k) {
     var f = doc.getElementById(k);
     if (f) f.parentNode.setAttribute('data-book', '');

@@ -39,8 +39,10 @@ var doc = document,
   ];
 var nav = null,
   lit = '', // the node lit (the stage on screen)
+  drawn = '', // what the map shows: its stages' ids and shapes, and the heads' settings
   seen = null, // the IntersectionObserver of the stage boxes
-  onScreen = new Map(); // stage box -> visible
+  watched = new WeakSet(), // the boxes it observes
+  onScreen = new WeakMap(); // stage box -> visible
 
 function svg(parent, tag, attrs, text) {
   var node = doc.createElementNS(NS, tag);
@@ -224,21 +226,29 @@ export function render(s) {
     });
   }
   var cfg = s.result.config,
-    mp = nav.querySelector('.mp');
-  mp.replaceChildren(flow(s.result));
-  if (
-    s.result.stages.some(function (x) {
+    mp = nav.querySelector('.mp'),
+    mha = s.result.stages.some(function (x) {
       return x.id === 'mha.queries';
-    })
-  )
-    mp.appendChild(heads(cfg));
-  lit = '';
+    }),
+    now = JSON.stringify([
+      s.result.stages.map(function (x) {
+        return x.id + x.shape;
+      }),
+      mha && [cfg.num_heads, cfg.d_out, cfg.tokens.length],
+    ]);
   watch();
+  // The same drawing (an edit of values, not shapes): left as it is, its lit node too.
+  if (now === drawn) return;
+  drawn = now;
+  mp.replaceChildren(flow(s.result));
+  if (mha) mp.appendChild(heads(cfg));
+  lit = '';
+  light();
 }
 
 // Lights the node of the stage on screen (or the last node before it).
 function light() {
-  var boxes = Array.from(doc.querySelectorAll('#main [data-stage]')),
+  var boxes = stages.stageBoxes(),
     first = boxes.filter(function (b) {
       return onScreen.get(b);
     })[0],
@@ -257,6 +267,7 @@ function light() {
     else a.removeAttribute('aria-current');
   });
 }
+// Observes the boxes not observed yet (page/stages.js keeps a stage's box from edit to edit).
 function watch() {
   if (!seen)
     seen = new IntersectionObserver(function (entries) {
@@ -265,9 +276,9 @@ function watch() {
       });
       light();
     });
-  seen.disconnect();
-  onScreen.clear();
-  doc.querySelectorAll('#main [data-stage]').forEach(function (b) {
+  stages.stageBoxes().forEach(function (b) {
+    if (watched.has(b)) return;
+    watched.add(b);
     seen.observe(b);
   });
 }

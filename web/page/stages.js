@@ -1,20 +1,22 @@
 // The page's tables: one <section> per entry of the core's section table, each stage's box in
-// its section, updated in place for new values of the same shape. Off-screen stages cost
-// nothing while the page renders: new boxes past the first screen start empty (.lazy:
-// content-visibility skips their style and layout) and boxes off screen keep their old tables,
-// until they come into view or idle time after the frame builds them one by one (so that a
-// full-page screenshot or a print shows everything). main[data-complete] is set when all are.
+// its section, kept from edit to edit (updated in place, or rebuilt inside for a new shape).
+// Off-screen stages cost nothing while the page renders: new boxes past the first screen start
+// empty (.lazy: content-visibility skips their style and layout) and boxes off screen keep
+// their old tables, until they come into view or idle time after the frame brings them up to
+// date one by one (so that a full-page screenshot or a print shows everything).
+// main[data-complete] is set when all are.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
 import { flush as flushThumbs } from '../lib/heads.js';
 import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
-import { box as listBox, boxes, place } from '../lib/list.js';
-import { stage as stageBox, update as updateStage } from '../lib/render.js';
+import { box as listBox, place } from '../lib/list.js';
+import { rebuild, stage as stageBox, update as updateStage } from '../lib/render.js';
 import { isBig } from '../lib/slices.js';
 
 var doc = document,
   main = doc.getElementById('main'),
+  lists = [], // the div.stages[data-section] (build()): the stage boxes are their children
   // FIRST_BOXES, FIRST_CELLS: the new stage boxes, and their cells, built at once (the first
   // screen); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms.
   FIRST_BOXES = 2,
@@ -23,7 +25,10 @@ var doc = document,
 // screen (true/false; absent: not known yet), and a box that builds itself (its fill function).
 var pending = new WeakMap(),
   onScreen = new WeakMap(),
-  fills = new WeakMap();
+  fills = new WeakMap(),
+  // Boxes of stages an edit took away, off screen: removed in idle time (taking a box's
+  // tables out of the page costs as much as building them: 12 ms of the book's d_out edit).
+  leaving = new Set();
 var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
   hintFrame = 0, // the frame after which scroll hints are measured
@@ -84,6 +89,7 @@ export function build(api) {
   // Above the sections: the stages a preset shows first (its result: exercise 3.3's heads).
   var first = el(doc, 'div', 'stages');
   first.dataset.section = 'first';
+  lists = [first];
   main.replaceChildren.apply(
     main,
     [first].concat(
@@ -92,11 +98,23 @@ export function build(api) {
           h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
         section.setAttribute('aria-labelledby', h2.id);
         el(doc, 'p', '', info.intro, section);
-        el(doc, 'div', 'stages', undefined, section).dataset.section = info.id;
+        var d = el(doc, 'div', 'stages', undefined, section);
+        d.dataset.section = info.id;
+        lists.push(d);
+        seen.observe(section); // on screen or not: where an edit's new boxes are built at once
         return section;
       }),
     ),
   );
+}
+
+/** The stage boxes in the page, in its order (found without searching the tables' cells). */
+export function stageBoxes() {
+  var out = [];
+  lists.forEach(function (d) {
+    for (var b = d.firstElementChild; b; b = b.nextElementSibling) if (b.dataset.stage) out.push(b);
+  });
+  return out;
 }
 
 /** Puts walkthrough res's stages in their sections (opts: render.js's). extra: {section id:
@@ -104,11 +122,15 @@ export function build(api) {
  *  themselves (fill()) when seen or in idle time; first: ids of stages shown (and built)
  *  first, above the sections. Sections left without stages are hidden. */
 export function show(res, opts, extra, later, first) {
-  var lists = {},
-    old = boxes(main),
+  var want = {},
+    old = {},
     cells = 0,
     built = 0,
+    loading = !shows, // the page's first tables
     top = first || [];
+  stageBoxes().forEach(function (b) {
+    old[b.dataset.stage] = b;
+  });
   var order = res.stages.filter(function (s) {
     return top.indexOf(s.id) >= 0;
   });
@@ -120,18 +142,18 @@ export function show(res, opts, extra, later, first) {
   order.forEach(function (s) {
     var section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
     var box = listBox(old, s, res, opts, {
-      // off screen with the same shape: updated when seen or in idle time
+      // Off screen: updated (or rebuilt inside, for a new shape) when seen or in idle time.
       wait: function (b) {
-        var later = !onScreen.get(b) && b.dataset.shape === s.shape.join();
+        var later = !onScreen.get(b);
         if (later) pending.set(b, [s, res, opts]);
         return later;
       },
-      // New boxes past the first screen or two of cells start empty: built when needed.
-      make: function (b) {
-        if (b) seen.unobserve(b);
+      // New boxes past the first screen or two of cells start empty: built when needed. At
+      // load, the first boxes; after an edit, those of a section on screen.
+      make: function () {
         cells += isBig(s) ? 1024 : s.data.length;
         var made =
-          (b && onScreen.get(b)) || (cells < FIRST_CELLS && built++ < FIRST_BOXES)
+          cells < FIRST_CELLS && (loading ? built++ < FIRST_BOXES : near(section))
             ? stageBox(s, res, opts)
             : placeholder(s, res, opts);
         made.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
@@ -139,26 +161,50 @@ export function show(res, opts, extra, later, first) {
         return made;
       },
     });
-    (lists[section] || (lists[section] = [])).push(box);
+    if (leaving.delete(box)) seen.observe(box); // back before it was removed
+    (want[section] || (want[section] = [])).push(box);
   });
   Object.keys(old).forEach(function (id) {
-    seen.unobserve(old[id]);
+    var b = old[id];
+    seen.unobserve(b);
+    pending.delete(b);
+    if (onScreen.get(b) === false) leaving.add(b);
   });
   Object.keys(extra).forEach(function (id) {
-    lists[id] = (lists[id] || []).concat(extra[id]);
+    want[id] = (want[id] || []).concat(extra[id]);
   });
   later.forEach(function (l) {
     fills.set(l[0], l[1]);
     seen.observe(l[0]);
   });
-  lazy(lists);
-  // A section's boxes are moved only when its list changed (lib/list.js).
-  main.querySelectorAll('[data-section]').forEach(function (d) {
-    var want = lists[d.dataset.section] || [];
-    place(d, want);
-    if (d.parentNode.tagName === 'SECTION') d.parentNode.hidden = !want.length;
+  lazy(want);
+  // A section's boxes are moved only where its list changed (lib/list.js); those leaving
+  // stay until idle time. A section left without stages is hidden (at once when on screen).
+  lists.forEach(function (d) {
+    var list = want[d.dataset.section] || [],
+      sec = d.parentNode;
+    place(d, list, held);
+    if (sec.tagName === 'SECTION' && (list.length || !d.children.length || onScreen.get(sec)))
+      sec.hidden = !list.length;
   });
   hintsAfterFrame();
+}
+function held(box) {
+  return leaving.has(box);
+}
+// Whether the section (or the stages above the sections) is on screen, or nearly.
+function near(id) {
+  var d = lists.filter(function (x) {
+    return x.dataset.section === id;
+  })[0];
+  return id === 'first' || !!(d && onScreen.get(d.parentNode));
+}
+// Takes the boxes leaving out of the page, and hides the sections left empty.
+function leave(box) {
+  leaving.delete(box);
+  var d = box.parentNode;
+  box.remove();
+  if (d && !d.children.length && d.parentNode.tagName === 'SECTION') d.parentNode.hidden = true;
 }
 
 function catchUp(box) {
@@ -168,12 +214,8 @@ function catchUp(box) {
   var filling = fill && fill();
   if (filling && filling.then) waits.push(filling);
   pending.delete(box);
-  if (p && !box.firstChild)
-    box.replaceChildren.apply(
-      box,
-      Array.prototype.slice.call(stageBox(p[0], p[1], p[2]).childNodes),
-    );
-  else if (p) updateStage(box, p[0], p[1], p[2]);
+  // an empty placeholder, or a box of another shape: built inside
+  if (p && (!box.firstChild || !updateStage(box, p[0], p[1], p[2]))) rebuild(box, p[0], p[1], p[2]);
 }
 // An empty stage box, to be filled by catchUp().
 function placeholder(s, res, opts) {
@@ -183,10 +225,10 @@ function placeholder(s, res, opts) {
   pending.set(box, [s, res, opts]);
   return box;
 }
-function lazy(lists) {
-  var queue = [];
-  Object.keys(lists).forEach(function (k) {
-    lists[k].forEach(function (box) {
+function lazy(want) {
+  var queue = Array.from(leaving);
+  Object.keys(want).forEach(function (k) {
+    want[k].forEach(function (box) {
       // Only empty placeholders skip rendering (.lazy): re-marking a built box whose update
       // waits restyled it, and made each edit's frame run its lifecycle twice.
       if (pending.has(box) && !box.firstChild) box.classList.add('lazy');
@@ -207,6 +249,11 @@ function lazy(lists) {
       first = false
     ) {
       var box = queue.shift();
+      if (leaving.has(box)) {
+        leave(box);
+        continue;
+      }
+      if (!box.isConnected) continue;
       catchUp(box);
       box.classList.remove('lazy');
       void box.offsetHeight; // its layout, now, within the idle period
@@ -248,10 +295,12 @@ export function waitFor(p) {
 /** Scrolls to a stage or section. The boxes above it that wait to be built are built first:
  *  filled later, their real heights would move it from where it was scrolled to. */
 export function jump(target) {
-  var waiting = main.querySelectorAll('.lazy');
+  leaving.forEach(leave);
+  var waiting = stageBoxes();
   for (var i = 0; i < waiting.length; i++) {
     var box = waiting[i];
     if (target.compareDocumentPosition(box) & target.DOCUMENT_POSITION_FOLLOWING) break;
+    if (!pending.has(box) && !fills.has(box)) continue;
     catchUp(box);
     box.classList.remove('lazy');
   }

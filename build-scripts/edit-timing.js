@@ -1,0 +1,77 @@
+// The one measurement of an edit's frame, shared by build-scripts/budgets.js (the budgets'
+// printout) and build-scripts/edit-profile.js (the trace and profile of where the time goes):
+// `n` edits of a control in the built page, each timed from the dispatch of its `input` event
+// to the handler's return (the page updates synchronously in it) and to the next frame painted
+// (a requestAnimationFrame callback runs before that frame's style, layout and paint; a message
+// posted from it is delivered after them). Before the next edit, the page settles
+// (main[data-complete]: the boxes off screen are brought up to date in idle time) and the
+// `check` element must show the text it showed for that value before: proof that each edit
+// reached the tables.
+'use strict';
+
+/** The edits whose frame issue 21 budgets: d_out 2 <-> 3 (a change of shape: every box with a
+ *  d_out axis), on the book's page and on randn inputs of T = 32. */
+const RANDN_32 =
+  '#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [32, 3], seed: 123 } }));
+const D_OUT = {
+  what: 'd_out 2 <-> 3',
+  selector: '#d_out',
+  values: ['2', '3'],
+  check: '[data-stage="context_vec"] caption .sh',
+};
+
+/** Resolves to {dom, painted}: per edit, ms to the handler's return and to the frame painted.
+ *  The first 4 edits warm up and are not counted. */
+async function edits(page, { selector, values, check }, n) {
+  return page.evaluate(
+    async ([selector, values, check, n]) => {
+      const el = document.querySelector(selector),
+        dom = [],
+        painted = [],
+        seen = [];
+      // A table cell's text, or value [1, 0] of a heatmap (lib/heatmap.js keeps its matrix;
+      // builds before the ES modules kept it on the canvas as _hm).
+      const hm = (e) => {
+        const CA = globalThis.CausalAttention;
+        return CA.heatmap && CA.heatmap.state ? CA.heatmap.state(e) : e._hm;
+      };
+      const cell = () => {
+        const e = document.querySelector(check);
+        if (!e) return `(no ${check})`;
+        return hm(e) ? String(hm(e).m.value(1, 0)) : e.textContent;
+      };
+      const frame = () =>
+        new Promise((resolve) =>
+          requestAnimationFrame(() => {
+            const ch = new MessageChannel();
+            ch.port1.onmessage = () => resolve(performance.now());
+            ch.port2.postMessage(0);
+          }),
+        );
+      await frame();
+      for (let k = -4; k < n; k++) {
+        const v = (k + 10) % 2;
+        el.value = values[v];
+        const t0 = performance.now();
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        const t1 = performance.now(),
+          t2 = await frame();
+        for (let w = 0; w < 500 && document.getElementById('main').dataset.complete !== '1'; w++)
+          await new Promise((r) => setTimeout(r, 10));
+        if (k < -2) seen[v] = cell();
+        else if (cell() !== seen[v])
+          throw new Error(`${selector} = ${values[v]}: ${check} shows ${cell()}, not ${seen[v]}`);
+        if (k >= 0) {
+          dom.push(t1 - t0);
+          painted.push(t2 - t0);
+        }
+      }
+      if (seen[0] === seen[1])
+        throw new Error(`${check} shows ${seen[0]} for both values of ${selector}`);
+      return { dom, painted };
+    },
+    [selector, values, check, n],
+  );
+}
+
+module.exports = { edits, D_OUT, RANDN_32 };
