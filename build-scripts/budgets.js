@@ -114,6 +114,10 @@ const BIG = { inputs: { randn: [1024, 768], seed: 123 }, d_out: 64 };
 // the page computing it in its Worker.
 async function bigCase(context, url, summary) {
   const { page } = await load(context, url);
+  // The book paints from its snapshot; the module (the global CausalAttention) comes after.
+  await page.waitForFunction(() => typeof globalThis.CausalAttention?.load === 'function', null, {
+    timeout: 20000,
+  });
   const big = await page.evaluate(async (config) => {
     const api = await CausalAttention.load();
     const bytes = (r) => r.stages.reduce((n, s) => n + s.data.byteLength, 0);

@@ -17,7 +17,7 @@ const D_OUT = {
   what: 'd_out 2 <-> 3',
   selector: '#d_out',
   values: ['2', '3'],
-  check: '[data-stage="context_vec"] caption .sh',
+  check: '[data-stage="context_vec"] .sh', // its shape: a table's caption or a heatmap's heading
 };
 
 /** Resolves to {dom, painted}: per edit, ms to the handler's return and to the frame painted.
