@@ -3,6 +3,11 @@
 
 import { flat } from './slices.js';
 
+/** Would 4 decimals show every value up to `top` (the largest |value|) as 0.0000 while some is
+ *  not zero? Then the tables and their colour keys use print()'s %.4e (torchFormat). */
+export function readsZero(top) {
+  return top > 0 && top < 5e-5;
+}
 /** A number as the tables show it: 4 decimals, like PyTorch's print. */
 export function fmt(x) {
   return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4);

@@ -1,7 +1,7 @@
 // The colour scale of a table, one rule per stage kind (styles.js holds the colours): tables,
 // colour keys, heatmaps and exports all read it here.
 import { el } from './dom.js';
-import { fmt, torchFormat } from './format.js';
+import { fmt, readsZero, torchFormat } from './format.js';
 import { byId } from './slices.js';
 
 /** (i, j) → [masked, dropped] for the table m of stage st: masked above the diagonal of a
@@ -102,7 +102,7 @@ export function shade(node, x, sc, t) {
  *  hi, or, relative, 0 to twice uniform attention; and a swatch of the masked cells' colour. */
 export function key(doc, sc) {
   // print()'s %.4e when 4 decimals would label the whole range 0.0000 (table.js's textOf)
-  var text = sc.top > 0 && sc.top < 5e-5 ? torchFormat({ shape: [1], data: [sc.top] }) : fmt,
+  var text = readsZero(sc.top) ? torchFormat({ shape: [1], data: [sc.top] }) : fmt,
     k = el(doc, 'div', 'ck'),
     strip = el(doc, 'span', 'ks');
   k.dataset.scale = sc.rel ? 'row' : 'absolute';

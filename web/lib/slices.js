@@ -77,18 +77,17 @@ export function flat(st, k) {
 export function at(wt, id, batch, row, col) {
   var s = byId(wt)[id],
     shape = s.shape,
-    rank = shape.length,
-    k = locate(
-      s,
-      rank === 0
-        ? 0
-        : rank === 1
-          ? col
-          : rank === 2
-            ? row * shape[1] + col
-            : (batch * shape[rank - 2] + row) * shape[rank - 1] + col,
-    );
-  return k[0][k[1]];
+    rank = shape.length;
+  return flat(
+    s,
+    rank === 0
+      ? 0
+      : rank === 1
+        ? col
+        : rank === 2
+          ? row * shape[1] + col
+          : (batch * shape[rank - 2] + row) * shape[rank - 1] + col,
+  );
 }
 export function maxDiff(a, b) {
   for (var worst = 0, k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));

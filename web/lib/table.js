@@ -2,7 +2,7 @@
 // labels), headers, caption; updated in place for new values of the same shape.
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 import { el } from './dom.js';
-import { fmt, shownIndices, torchFormat } from './format.js';
+import { fmt, readsZero, shownIndices, torchFormat } from './format.js';
 import { isBig, matrix, sliceName } from './slices.js';
 import { key, marks, scale } from './scale.js';
 
@@ -175,11 +175,7 @@ export function textOf(st, opts) {
 }
 function tiny(st) {
   if (isBig(st)) return false; // its data may be in a Worker's parts: not read for this
-  var any = false;
-  for (var k of shownIndices(st.shape)) {
-    var v = Math.abs(st.data[k]);
-    if (v >= 5e-5) return false; // also false for inf; NaN compares false and is skipped
-    any = any || v > 0;
-  }
-  return any;
+  var top = 0;
+  for (var k of shownIndices(st.shape)) top = Math.max(top, Math.abs(st.data[k]) || 0); // NaN: 0
+  return readsZero(top);
 }
