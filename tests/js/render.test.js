@@ -405,7 +405,9 @@ test('exercise 3.3 from its link: GPT-2-size MultiHeadAttention in a Worker, per
     /: only its stages are computed, in a Worker; 2,360,064 parameters\./,
   );
   // Only the preset's stages (and the weights of every head): its result, the heads, first,
-  // then the others in the chapter's order.
+  // then the others in the chapter's order. The book's boxes leave in idle time
+  // (page/stages.js): on a loaded machine after 'done' is written, so wait for them.
+  await settled(page);
   assert.deepEqual(await page.$$eval('#main [data-stage]', (b) => b.map((x) => x.dataset.stage)), [
     'mha.attn_weights',
     ...api.presets.gpt2.stages.slice(0, 5),
