@@ -3,6 +3,10 @@
 // views (the chapter's tables, the explanation panel, lecture mode, the status line) and the
 // URL follow the store. The book's page paints from the run computed at build time
 // (page/book.js) and loads the module (causal-attention.js: the wasm) after, for edits.
+// index.html loads this file with blocking="render": the first frame waits for it, which paints
+// the book's tables from the run computed at build time (other links load the module first):
+// painting the page without its tables first delayed them by its 30-50 ms of layout. (The
+// explanation lives here, not in index.html, whose every byte comes before the first table.)
 import { load as loadModule } from './lib/api.js';
 import { MODULE as MODULE_FILE, preload } from './lib/lazy.js';
 import { book as snapshot, isBook } from './page/book.js';
