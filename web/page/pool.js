@@ -40,16 +40,21 @@ export function pooled(post, config, p) {
   p.ids.forEach(function (id) {
     want[id] = true;
   });
+  // The weights: head 1 of batch element 1 (the head shown first; its title and code) from the
+  // first shard, which keeps that head's weights alone (api.run's weightHeads); the others are
+  // computed again when a reader asks.
   var runs = list.map(function (sh, i) {
-    var ids = i ? [] : p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
+    var ids = i ? [] : p.ids.filter(RegExp.prototype.test.bind(PARAMETER)),
+      options = { stages: ids, shard: sh };
     if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
       ids.push('mha.context_vec');
     if (want['mha.context_vecs'] && every) ids.push('mha.context_vecs');
-    return post(i, { config: config, options: { stages: ids, shard: sh } });
+    if (!i && want['mha.attn_weights']) {
+      ids.push('mha.attn_weights');
+      options.weightHeads = 1;
+    }
+    return post(i, { config: config, options: options });
   });
-  // The weights: head 1 of batch element 1 with the result (the head shown first; its title
-  // and code), posted after the shards; the others when a reader asks.
-  var shown = want['mha.attn_weights'] && heads(post, config, p, 0, 1);
   return Promise.all(runs).then(function (outs) {
     var by = {};
     outs.forEach(function (o, i) {
@@ -61,18 +66,19 @@ export function pooled(post, config, p) {
     ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
       if (stageOf(outs[0], id)) by[id] = gather(outs, list, id, H);
     });
-    var done = Promise.resolve(shown).then(function (s) {
-      if (s)
-        by[s.id] = onDemand(
-          { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
-          function (k0, k1) {
-            return heads(post, config, p, k0, k1).then(function (s) {
-              return s.data;
-            });
-          },
-        );
-      if (s) by[s.id].slices[0] = s.data;
-    });
+    var s = stageOf(outs[0], 'mha.attn_weights'),
+      done = Promise.resolve();
+    if (s) {
+      by[s.id] = onDemand(
+        { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
+        function (k0, k1) {
+          return heads(post, config, p, k0, k1).then(function (got) {
+            return got.data;
+          });
+        },
+      );
+      by[s.id].slices[0] = s.data;
+    }
     if (want['mha.context_vecs'] && !every)
       done = done.then(function () {
         return project(post, config, by['mha.context_vec'], outs.length, memory).then(function (s) {
