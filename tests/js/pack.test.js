@@ -65,8 +65,9 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // merged), the module's gzip +1,648 (96,866 -> 98,514, with lib/slices.js's stages in parts).
 // Issue 21's weights on demand: module gzip 113,082 -> 113,556 (ceiling +300); a shard that keeps
 // its first head's weights (api.run's weightHeads, exercise 3.3's head 1 without a second run):
-// wasm 211,804 -> 212,656, module gzip 113,625 -> 113,869 (ceiling 113,700 -> 114,000).
-const MODULE_GZIP_CEILING = 114000,
+// wasm 211,804 -> 212,656, module gzip 113,625 -> 113,869 (ceiling 113,700 -> 114,000); the
+// Worker's warm-up shard (lib/worker.js WARM_UP): 113,869 -> 113,999 (ceiling -> 114,200).
+const MODULE_GZIP_CEILING = 114200,
   WASM_CEILING = 214300;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

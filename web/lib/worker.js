@@ -33,8 +33,8 @@ function projectHere(api, config, rows) {
 // first call and tiered up as they run, and a GPT-2-size shard's first run paid for it (Node,
 // one thread's CPU: 1020-1120 ms cold, 870-930 ms after this, 560-630 ms a second run).
 var WARM_UP = [
-  { inputs: { randn: [16, 64] }, d_out: 96, num_heads: 12, context_length: 1024 },
-  { stages: ['mha.context_vecs', 'mha.attn_weights'], shard: [0, 1, 0, 12], weightHeads: 1 },
+  { inputs: { randn: [16, 64] }, d_out: 96 },
+  { preset: 'gpt2', shard: [0, 1, 0, 12] },
 ];
 
 /** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
