@@ -261,6 +261,11 @@ export interface RunOptions {
    *  h0..h1-1 alone, with the whole run's bits (e.g. mha.attn_weights (b1-b0, h1-h0, T, T));
    *  mha.context_vecs only when every head is in. Refused when the run draws dropout. */
   shard?: [number, number, number, number];
+  /** With `shard` (or alone): mha.attn_weights of batch element b0's first n heads only,
+   *  (1, n, T, T) with the whole run's bits, the shard's other heads computed without keeping
+   *  their weights (a Worker's shard brings the head a page shows first). 1 to the shard's
+   *  heads; refused when the run draws dropout. */
+  weightHeads?: number;
 }
 
 /** What a run costs (the core's one cost model, ca::run_cost), without running it. */

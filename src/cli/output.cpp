@@ -1,8 +1,5 @@
 #include "output.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 #include "config_json.hpp"
 #include "json.hpp"
 #include "stages.hpp"
@@ -16,14 +13,6 @@ std::string shape_str(const std::vector<int>& shape, const char* sep) {
   std::string s;
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? sep : "") + decimal(shape[i]);
   return s;
-}
-
-std::string fixed4(float v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(v));
-  return buf;
 }
 
 // A multi-line PyTorch line as Python's prompt shows it: "... " before each further line.
@@ -100,6 +89,7 @@ void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const S
       out << "```python\n" << st->code << "\n```\n";
     // One table per (rows, cols) slice: 3-D stages per batch element, 4-D per (batch, head).
     const int heads = t.dim() == 4 ? t.shape[1] : 1;
+    const auto number = table_format(t);
     const int slices = t.dim() >= 3 ? static_cast<int>(t.numel() / (std::size_t(rows) * cols)) : 1;
     std::string line;
     for (int b = 0; b < slices; ++b) {
@@ -113,7 +103,7 @@ void markdown(std::ostream& out, const Walkthrough& w, const std::vector<const S
       for (int i = 0; i < rows; ++i) {
         line = "| **" + label(info.rows, i) + "** |";
         for (int j = 0; j < cols; ++j) {
-          line += " " + fixed4(t.data[(static_cast<std::size_t>(b) * rows + i) * cols + j]) + " |";
+          line += " " + number(t.data[(static_cast<std::size_t>(b) * rows + i) * cols + j]) + " |";
         }
         out << line << "\n";
       }

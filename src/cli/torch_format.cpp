@@ -62,6 +62,12 @@ class Formatter {
   int width() const { return width_; }
 
   std::string format(double v) const {
+    std::string s = unpadded(v);
+    if (static_cast<int>(s.size()) < width_) s.insert(0, width_ - s.size(), ' ');
+    return s;
+  }
+
+  std::string unpadded(double v) const {
     std::string s;
     if (sci_mode_) {
       s = py_format(v, 'e');
@@ -71,7 +77,6 @@ class Formatter {
     } else {
       s = py_format(v, 'f');
     }
-    if (static_cast<int>(s.size()) < width_) s.insert(0, width_ - s.size(), ' ');
     return s;
   }
 
@@ -143,7 +148,29 @@ std::string tensor_str(const View& v, int indent, bool summarize, const Formatte
   return s + "]";
 }
 
+// The values print(t) shows (and its formatter measures).
+std::vector<float> shown_values(const Tensor& t) {
+  if (t.shape.empty()) return t.data;
+  std::vector<float> measured;
+  collect(View{t.data.data(), t.shape}, t.numel() > kThreshold, measured);
+  return measured;
+}
+
+std::string fixed4(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
+  return fmt("%.*f", v);
+}
+
 }  // namespace
+
+std::function<std::string(float)> table_format(const Tensor& t) {
+  const std::vector<float> shown = shown_values(t);
+  float top = 0;
+  for (const float v : shown) top = std::isnan(v) ? top : std::max(top, std::fabs(v));
+  if (!(top > 0 && static_cast<double>(top) < 5e-5)) return fixed4;
+  return [f = Formatter(shown)](float v) { return f.unpadded(v); };
+}
 
 std::string torch_str(const Tensor& t) {
   const std::string prefix = "tensor(";
@@ -151,8 +178,7 @@ std::string torch_str(const Tensor& t) {
   if (t.shape.empty()) return prefix + Formatter(t.data).format(t.data[0]) + ")";  // _scalar_str
   const View v{t.data.data(), t.shape};
   const bool summarize = t.numel() > kThreshold;
-  std::vector<float> measured;
-  collect(v, summarize, measured);
+  const std::vector<float> measured = shown_values(t);
   return prefix + tensor_str(v, static_cast<int>(prefix.size()), summarize, Formatter(measured)) +
          ")";
 }

@@ -174,8 +174,14 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
                   TraceKeep keep = {}) {
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
-  const bool keep_scores = trace && keep.scores, keep_weights = trace && keep.weights;
-  const bool combined = !trace || keep.context, softmax = combined || keep_weights;
+  const bool keep_scores = trace && keep.scores;
+  // The weights of the first `kept` (batch, head) pairs are kept: every pair's (keep_weights),
+  // or a few, written in place of the per-worker buffer (a shard's first heads, no dropout).
+  const std::size_t kept = !trace || !keep.weights ? 0
+                           : keep.weight_pairs < 0 ? BH
+                                                   : std::min(BH, std::size_t(keep.weight_pairs));
+  const bool keep_weights = kept == BH && kept != 0;
+  const bool combined = !trace || keep.context, softmax = combined || kept != 0;
   const bool drop = softmax && training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
   const int workers = parallel_workers(BH);
   if (keep_scores)
@@ -184,8 +190,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     s.scores.resize(workers * TT);
   if (keep_weights)
     trace->attn_weights = Tensor({B, H, T, T});
-  else if (softmax)
-    s.weights.resize(whole ? BH * TT : workers * TT);
+  else if (kept != 0)
+    trace->attn_weights = Tensor({1, int(kept), T, T});
+  if (!keep_weights && softmax) s.weights.resize(whole ? BH * TT : workers * TT);
   s.full_rows.resize(whole ? BH * T : workers * T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
   unsigned char* const full_rows = s.full_rows.data();
@@ -198,12 +205,12 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
                      scores, T, kernels::Tri::LowerOut);
     if (softmax) causal_softmax_forward(w, T, scores, T, T, divisor, full);
-    if (!keep_scores && !keep_weights) return;
+    if (!keep_scores && bh >= kept) return;
     for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
       if (keep_scores)
         std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
                   -std::numeric_limits<float>::infinity());
-      if (keep_weights && !full[i])
+      if (bh < kept && !full[i])
         std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
     }
   };
@@ -224,7 +231,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   };
   if (!whole) {
     parallel_for(BH, workers, [&](std::size_t bh, int worker) {
-      float* w = softmax ? weights + worker * TT : nullptr;  // scores only: no weights buffer
+      float* w = !softmax    ? nullptr  // scores only: no weights buffer
+                 : bh < kept ? trace->attn_weights.data.data() + bh * TT
+                             : weights + worker * TT;
       unsigned char* full = full_rows + worker * T;
       attend(bh, w, full, worker);
       if (combined) combine(bh, w, full);
@@ -403,10 +412,11 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
   const int B = x.shape[0], T = x.shape[1], d_in = x.shape[2];
   if (s.b1 < 0) s.b1 = B;
   if (s.h1 < 0) s.h1 = num_heads;
-  if (s.b0 < 0 || s.b0 >= s.b1 || s.b1 > B || s.h0 < 0 || s.h0 >= s.h1 || s.h1 > num_heads)
+  if (s.b0 < 0 || s.b0 >= s.b1 || s.b1 > B || s.h0 < 0 || s.h0 >= s.h1 || s.h1 > num_heads ||
+      s.weight_heads == 0 || s.weight_heads < -1 || s.weight_heads > s.h1 - s.h0)
     throw std::invalid_argument("MultiHeadAttention: shard out of range");
   const bool every_head = s.h0 == 0 && s.h1 == num_heads, whole = every_head && s.b1 - s.b0 == B;
-  if (!whole && training && dropout_p != 0.0)
+  if ((!whole || s.weight_heads >= 0) && training && dropout_p != 0.0)
     throw std::invalid_argument("MultiHeadAttention: a shard cannot draw dropout");
   Tensor rows;  // batch elements [b0, b1)
   if (s.b1 - s.b0 != B) {
@@ -421,6 +431,7 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
   const float divisor = prescaled(queries);
   const int H = s.h1 - s.h0;  // (B', T, H * hd)
   Trace t;
+  if (s.weight_heads >= 0) keep.weight_pairs = s.weight_heads;  // batch element b0's first heads
   if (keep.context) t.context_vec = Tensor(queries.shape);
   if (keep.context || keep.scores || keep.weights)
     causal_heads(t.context_vec, queries, keys, values, H, divisor, dropout_p, training, gen, rng,

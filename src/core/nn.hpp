@@ -113,12 +113,19 @@ struct TraceKeep {
   bool scores = true;   // attn_scores
   bool weights = true;  // attn_weights
   bool context = true;  // context_vec and context_vecs (else only what is kept above is computed)
+  // With weights: those of the first n (batch, head) pairs only, (1, n, T, T), the others
+  // computed as when not kept (one (T, T) per worker); -1: every pair's.
+  int weight_pairs = -1;
 };
 
 // A share of MultiHeadAttention's work: batch elements [b0, b1) and heads [h0, h1), all of them
 // when b1 or h1 is -1 (web/page/pool.js splits exercise 3.3 over Workers by shards).
 struct Shard {
   int b0 = 0, b1 = -1, h0 = 0, h1 = -1;
+  // mha.attn_weights of batch element b0's heads [h0, h0 + n) alone, (1, n, T, T), the rest
+  // of the shard computed without keeping its weights (a Worker's shard also brings the head
+  // a page shows first); -1: every head of the shard.
+  int weight_heads = -1;
 };
 
 // MultiHeadAttention(d_in, d_out, context_length, dropout, num_heads, qkv_bias) of §3.6.2.

@@ -813,13 +813,16 @@ std::string stages_error(const Config& config, const std::vector<std::string>& w
 }
 
 std::string shard_error(const Config& c, Shard s) {
-  if (s.b0 == 0 && s.b1 < 0 && s.h0 == 0 && s.h1 < 0) return "";
+  if (s.b0 == 0 && s.b1 < 0 && s.h0 == 0 && s.h1 < 0 && s.weight_heads < 0) return "";
   if (std::string e = mha_error(c); !e.empty()) return e;
   const int b1 = s.b1 < 0 ? 2 : s.b1, h1 = s.h1 < 0 ? c.num_heads : s.h1;  // the batch: 2
   if (s.b0 < 0 || s.b0 >= b1 || b1 > 2 || s.h0 < 0 || s.h0 >= h1 || h1 > c.num_heads)
     return cat({"the shard must be batch elements [b0, b1) of [0, 2) and heads [h0, h1) of [0, ",
                 decimal(c.num_heads), ")"});
-  if (c.train && c.class_dropout != 0.0 && (b1 - s.b0 != 2 || h1 - s.h0 != c.num_heads))
+  if (s.weight_heads != -1 && (s.weight_heads < 1 || s.weight_heads > h1 - s.h0))
+    return cat({"the weights' heads must be 1 to ", decimal(h1 - s.h0), ", the shard's heads"});
+  if (c.train && c.class_dropout != 0.0 &&
+      (b1 - s.b0 != 2 || h1 - s.h0 != c.num_heads || s.weight_heads >= 0))
     return "a shard cannot draw dropout: its draws run over every head, in order";
   return "";
 }

@@ -284,8 +284,9 @@ class StagesToJs {
 }
 
 // The options of run() and cost(): {stages: [ids]} (none = true for an empty list), {preset:
-// name}, which sets doc to the preset's configuration and wanted to its stages, and {shard: [b0,
-// b1, h0, h1]} (run() only: cost() counts the whole run). "" or the error.
+// name}, which sets doc to the preset's configuration and wanted to its stages, {shard: [b0,
+// b1, h0, h1]} and {weightHeads: n}, mha.attn_weights of the shard's first n heads alone (run()
+// only: cost() counts the whole run). "" or the error.
 std::string read_options(const val& options, Value& doc, std::vector<std::string>& wanted,
                          bool& none, ca::Shard& shard) {
   Value opts;
@@ -295,8 +296,8 @@ std::string read_options(const val& options, Value& doc, std::vector<std::string
   if (opts.kind != Value::Kind::Object)
     return ca::cat({"the options must be an object (got ", ca::json::describe(opts.kind), ")"});
   for (const auto& [key, v] : opts.members) {
-    if (key != "stages" && key != "preset" && key != "shard")
-      return "unknown option " + ca::quoted(key) + " (options: stages, preset, shard)";
+    if (key != "stages" && key != "preset" && key != "shard" && key != "weightHeads")
+      return "unknown option " + ca::quoted(key) + " (options: stages, preset, shard, weightHeads)";
     if (key == "stages" && v.kind != Value::Kind::Array) {
       return ca::cat({"the option \"stages\" must be an array of stage ids (got ",
                       ca::json::describe(v.kind), ")"});
@@ -312,6 +313,10 @@ std::string read_options(const val& options, Value& doc, std::vector<std::string
         if (ok) *ends[i] = int(x);
       }
       if (!ok) return "the option \"shard\" must be [b0, b1, h0, h1], four integers";
+    }
+    if (key == "weightHeads") {  // 1 to the shard's heads: else 0, which shard_error refuses
+      const double n = v.kind == Value::Kind::Number ? v.number : 0;
+      shard.weight_heads = n >= 1 && n <= 1e6 && n == int(n) ? int(n) : 0;
     }
     if (key == "preset") {
       const ca::Preset* p = v.kind == Value::Kind::String ? ca::find_preset(v.text) : nullptr;

@@ -386,10 +386,10 @@ test('options: a wrong type or an unknown key is an Error naming the option', as
     [{ stages: 'inputs' }, 'the option "stages" must be an array of stage ids (got a string)'],
     [{ stages: 5 }, 'the option "stages" must be an array of stage ids (got a number)'],
     [{ stages: [5] }, 'the option "stages" must be an array of stage ids (got a number)'],
-    [{ stage: ['inputs'] }, 'unknown option "stage" (options: stages, preset, shard)'],
+    [{ stage: ['inputs'] }, 'unknown option "stage" (options: stages, preset, shard, weightHeads)'],
     [
       { stages: ['inputs'], staegs: [] },
-      'unknown option "staegs" (options: stages, preset, shard)',
+      'unknown option "staegs" (options: stages, preset, shard, weightHeads)',
     ],
     ['inputs', 'the options must be an object (got a string)'],
     [[], 'the options must be an object (got an array)'],

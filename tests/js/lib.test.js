@@ -46,8 +46,12 @@ test('the budget refuses sizes that would block the main thread for more than ab
   // added work: (256, 512), (1024, 128) and (768, 128) fitted before them).
   assert.equal(check({ inputs: { randn: [256, 384] }, d_out: 384 }), '');
   assert.equal(check({ inputs: { randn: [640, 128] }, d_out: 128 }), '');
-  assert.match(check({ inputs: { randn: [768, 128] }, d_out: 128 }), /about 0\.6 s/);
-  assert.match(check({ inputs: { randn: [1024, 128] }, d_out: 128 }), /about 1 s/);
+  // The time it names is above the budget it names (both of api.run; rendering adds 0.2-0.4 s).
+  assert.match(
+    check({ inputs: { randn: [768, 128] }, d_out: 128 }),
+    /busy for about 0\.62 s \(it computes sizes up to about 0\.60 s on the main thread, e\.g\. T = 640 /,
+  );
+  assert.match(check({ inputs: { randn: [1024, 128] }, d_out: 128 }), /about 1\.0 s \(/);
   assert.match(
     check({ inputs: { randn: [512, 512] }, d_out: 512 }),
     /^T = 512, d_in = 512, d_out = 512 would/,

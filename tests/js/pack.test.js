@@ -63,7 +63,11 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // Issue 21 (the browser's Worker pool): api.run's {shard}, api.project and MultiHeadAttention's
 // shard of heads: wasm +3,402 (165,141 -> 168,543 before the KV cache and bonus sections
 // merged), the module's gzip +1,648 (96,866 -> 98,514, with lib/slices.js's stages in parts).
-const MODULE_GZIP_CEILING = 113700, // +300: issue 21's weights on demand (113,082 -> 113,556)
+// Issue 21's weights on demand: module gzip 113,082 -> 113,556 (ceiling +300); a shard that keeps
+// its first head's weights (api.run's weightHeads, exercise 3.3's head 1 without a second run):
+// wasm 211,804 -> 212,656, module gzip 113,625 -> 113,869 (ceiling 113,700 -> 114,000); the
+// Worker's warm-up shard (lib/worker.js WARM_UP): 113,869 -> 113,999 (ceiling -> 114,200).
+const MODULE_GZIP_CEILING = 114200,
   WASM_CEILING = 214300;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

@@ -44,6 +44,23 @@ test("a shard's stages and out_proj's rows are slices of the whole run, bit for 
   const cols = [];
   for (let t = 0; t < T; t++) cols.push([(T + t) * D + hd, (T + t) * D + 4 * hd]);
   assert.equal(sha(part[1].data), sha(slice(whole['mha.context_vec'].data, cols)));
+  // weightHeads: the first heads' weights alone, the rest of the shard as without them
+  const few = api.run(config, { stages: ids, shard: [1, 2, 1, 4], weightHeads: 2 }).stages;
+  assert.deepEqual(
+    few.map((s) => [s.id, s.shape]),
+    [
+      ['mha.attn_weights', [1, 2, T, T]],
+      ['mha.context_vec', [1, T, 3 * hd]],
+    ],
+  );
+  assert.equal(
+    sha(few[0].data),
+    sha(whole['mha.attn_weights'].data.subarray((H + 1) * TT, (H + 3) * TT)),
+  );
+  assert.equal(sha(few[1].data), sha(part[1].data));
+  const one = api.run(config, { stages: ['mha.attn_weights'], weightHeads: 1 }).stages[0];
+  assert.deepEqual(one.shape, [1, 1, T, T]);
+  assert.equal(sha(one.data), sha(whole['mha.attn_weights'].data.subarray(0, TT)));
   const every = api.run(config, { stages: ids, shard: [0, 1, 0, 5] }).stages;
   assert.equal(sha(every[2].data), sha(whole['mha.context_vecs'].data.subarray(0, T * D)));
   // out_proj on rows 3..41 of context_vec (across the batch elements): those of context_vecs
@@ -64,6 +81,18 @@ test("a shard's stages and out_proj's rows are slices of the whole run, bit for 
     /a shard cannot draw dropout/,
   );
   assert.throws(() => api.run(config, { shard: [0, 1, 0] }), /"shard" must be \[b0, b1, h0, h1\]/);
+  assert.throws(
+    () => api.run(config, { stages: ids, shard: [1, 2, 1, 4], weightHeads: 4 }),
+    /^Error: the weights' heads must be 1 to 3, the shard's heads$/,
+  );
+  assert.throws(
+    () => api.run(config, { stages: ids, weightHeads: 1.5 }),
+    /^Error: the weights' heads must be 1 to 5, the shard's heads$/,
+  );
+  assert.throws(
+    () => api.run({ ...config, class_dropout: 0.1 }, { stages: ids, weightHeads: 1 }),
+    /a shard cannot draw dropout/,
+  );
   assert.throws(() => api.project(config, new Float32Array(34)), /n \* d_out values/);
   assert.throws(() => api.project(config, [1, 2]), /must be a Float32Array/);
 });
@@ -81,21 +110,37 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   assert.equal(Object.keys(want).length, 7);
   const TT = 1024 * 1024,
     head23 = sha(weights.subarray(23 * TT, 24 * TT)); // batch element 2, head 12
-  for (const [cores, line] of [
-    [1, 'in a Worker'],
-    [2, 'in 2 Workers'], // a batch element each, out_proj included
-    [3, 'in 2 Workers'],
-    [4, 'in 4 Workers'], // 6 heads each, then out_proj's rows in 4 blocks
+  for (const [cores, line, shards] of [
+    [1, 'in a Worker', 1],
+    [2, 'in 2 Workers', 2], // a batch element each, out_proj included
+    [3, 'in 2 Workers', 2],
+    [4, 'in 4 Workers', 4], // 6 heads each, then out_proj's rows in 4 blocks
   ]) {
     const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
     await page.addInitScript((n) => {
       Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
+      // The runs asked of the Workers, and whether the result was in yet
+      const post = Worker.prototype.postMessage;
+      window.asked = [];
+      Worker.prototype.postMessage = function (msg, transfer) {
+        const done = document.querySelector('#progress[data-state="done"]') !== null;
+        if (msg && msg.options) window.asked.push([msg.options, done]);
+        return post.call(this, msg, transfer);
+      };
     }, cores);
     await page.goto(suite.server.url + 'index.html#preset=gpt2');
     await page.waitForSelector('#progress[data-state="done"]', { timeout: 300000 });
     const text = await page.locator('#progress').textContent();
     console.log(`${cores} cores: ${text}`);
     assert.match(text, new RegExp(`^Computed in \\d+ ms ${line}; WebAssembly memory \\d+ MB\\.$`));
+    // Before the result: the shards alone, the first bringing head 1's weights (no second run
+    // of that head on the way to the result)
+    const early = (await page.evaluate(() => window.asked)).filter(([, done]) => !done);
+    assert.deepEqual(
+      early.map(([o]) => [o.stages.includes('mha.attn_weights'), o.weightHeads || 0]),
+      [[true, 1], ...Array(shards - 1).fill([false, 0])],
+      `${cores} cores: the runs before the result`,
+    );
     // Only what is shown crossed: batch element 2's heads are computed when first looked at.
     const fetched = () =>
       page.evaluate(() =>

@@ -113,3 +113,33 @@ test("the tables' text: 4 decimals, print()'s %.4e for a stage that 4 decimals w
   const zeros = { shape: [2, 2], data: new Float32Array(4) };
   assert.deepEqual(shown(zeros), ['0.0000', '0.0000', '0.0000', '0.0000']); // all zero: no news
 });
+
+// The same rule in what is copied out: the Markdown and LaTeX exports, and the CLI's Markdown,
+// write such a stage as print() does, and every other stage with 4 decimals.
+test("the Markdown and LaTeX exports and the CLI's Markdown: the tables' numbers", async () => {
+  const CA = require(path.join(require('./support').web, 'causal-attention.js'));
+  const api = await loadApi();
+  const wt = api.run({}, { stages: ['mha.context_vecs', 'flash.difference'] });
+  const cells = (md) =>
+    md
+      .split('\n')
+      .filter((l) => /^\| \**(Your|journey|starts|with|one|step)\**/.test(l))
+      .map((l) =>
+        l
+          .split('|')
+          .slice(2, -1)
+          .map((c) => c.trim()),
+      );
+  for (const [id, row1] of [
+    ['flash.difference', ['0.0000e+00', '-2.9802e-08']],
+    ['mha.context_vecs', ['0.2943', '0.3897']],
+  ]) {
+    const page = cells(CA.exports.text('markdown', wt, id, 0));
+    assert.deepEqual(page[1], row1, id);
+    const latex = CA.exports.text('latex', wt, id, 0).split(' \\\\\n')[1].split(' & ');
+    assert.deepEqual(latex, row1, id);
+    const out = spawnSync(cli, ['--format', 'markdown', '--stage', id], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    assert.deepEqual(cells(out.stdout.split('batch[1]')[0]), page, id); // every number of batch 0
+  }
+});

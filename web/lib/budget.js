@@ -23,6 +23,12 @@ function work(config, stages) {
   var c = cost(config, stages);
   return c ? c.work : 0;
 }
+// The seconds of api.run that `w` units take, as the refusal says them: 0.62 (the budget is
+// 0.60: one decimal would say 0.6 for both), 14.8.
+function seconds(w) {
+  var s = (w * NS_PER_UNIT) / 1e9;
+  return s.toFixed(s < 1 ? 2 : 1);
+}
 // A setting's default (the core's settings table).
 function book(key) {
   return tables.settings.filter(function (s) {
@@ -65,10 +71,11 @@ export var budget = {
     return (
       sizes(config) +
       ' would keep the page busy for about ' +
-      Math.round((w * NS_PER_UNIT) / 1e8) / 10 +
-      ' s (it computes sizes that take up to about 1 s, ' +
-      'e.g. T = 640 with d_in = d_out = 128, or T = 256 with d_in = d_out = 384; the command line ' +
-      'computes any size)'
+      seconds(w) +
+      ' s (it computes sizes up to about ' +
+      seconds(budget.maxWork) +
+      ' s on the main thread, e.g. T = 640 with d_in = d_out = 128, or T = 256 with ' +
+      'd_in = d_out = 384; the command line computes any size)'
     );
   },
 };

@@ -1,7 +1,7 @@
 // Numbers as text: the tables' 4 decimals, print()'s format, float32's shortest form, and
 // what a typed number means.
 
-import { flat } from './slices.js';
+import { flat, isBig } from './slices.js';
 
 /** Would 4 decimals show every value up to `top` (the largest |value|) as 0.0000 while some is
  *  not zero? Then the tables and their colour keys use print()'s %.4e (torchFormat). */
@@ -11,6 +11,16 @@ export function readsZero(top) {
 /** A number as the tables show it: 4 decimals, like PyTorch's print. */
 export function fmt(x) {
   return x === -Infinity ? '−∞' : x === Infinity ? '∞' : x !== x ? 'nan' : x.toFixed(4);
+}
+/** How the tables, and the Markdown and LaTeX exports, write stage st's numbers: 4 decimals
+ *  (fmt), or the whole tensor's print() format for a stage whose every nonzero value print()
+ *  shows is below 0.00005 (readsZero: the blocked pass's difference from the plain softmax,
+ *  ~3e-8). The CLI's Markdown has the same rule (src/cli/torch_format.cpp table_format). */
+export function tableFormat(st) {
+  if (isBig(st)) return fmt; // its data may be in a Worker's parts: not read for this
+  var top = 0;
+  for (var k of shownIndices(st.shape)) top = Math.max(top, Math.abs(st.data[k]) || 0); // NaN: 0
+  return readsZero(top) ? torchFormat(st) : fmt;
 }
 // C's printf("%.*f" or "%.*e"): JS rounds exact ties away from zero, C to even; Python's
 // two-digit exponent; the sign of -0 kept.

@@ -2,7 +2,7 @@
 // labels), headers, caption; updated in place for new values of the same shape.
 // Everything a user typed (token labels above all) goes in as text, never as markup.
 import { el } from './dom.js';
-import { fmt, readsZero, shownIndices, torchFormat } from './format.js';
+import { fmt, tableFormat, torchFormat } from './format.js';
 import { isBig, matrix, sliceName } from './slices.js';
 import { key, marks, scale } from './scale.js';
 
@@ -167,15 +167,7 @@ export function table(doc, st, wt, info, batch, opts, region) {
   if (sc) scroller.appendChild(key(doc, sc));
   return scroller;
 }
-// The numbers' text: 4 decimals, or the whole tensor's print() format (opts.torch, or a stage
-// whose every nonzero value is below 0.00005, which 4 decimals would show as 0.0000: the
-// blocked pass's difference from the plain softmax, ~3e-8).
+// The numbers' text: the tables' format (format.js tableFormat), or print()'s (opts.torch).
 export function textOf(st, opts) {
-  return opts.torch || tiny(st) ? torchFormat(st) : fmt;
-}
-function tiny(st) {
-  if (isBig(st)) return false; // its data may be in a Worker's parts: not read for this
-  var top = 0;
-  for (var k of shownIndices(st.shape)) top = Math.max(top, Math.abs(st.data[k]) || 0); // NaN: 0
-  return readsZero(top);
+  return opts.torch ? torchFormat(st) : tableFormat(st);
 }

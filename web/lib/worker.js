@@ -29,10 +29,25 @@ function projectHere(api, config, rows) {
   }
 }
 
+// A MultiHeadAttention shard of 16 tokens (~20 ms): the functions a run calls are compiled on
+// first call and tiered up as they run, and a GPT-2-size shard's first run paid for it (Node,
+// one thread's CPU: 1020-1120 ms cold, 870-930 ms after this, 560-630 ms a second run).
+var WARM_UP = [
+  { inputs: { randn: [16, 64] }, d_out: 96 },
+  { preset: 'gpt2', shard: [0, 1, 0, 12] },
+];
+
 /** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
  *  transfers the stages' buffers back. */
 export function serve() {
-  load(); // at once: the page starts its Workers before it asks them anything (page/runner.js)
+  // At once: the page starts its Workers before it asks them anything (page/runner.js); the
+  // warm-up runs before any request, which waits for load() too.
+  load().then(
+    function (api) {
+      runHere(api, WARM_UP[0], WARM_UP[1]);
+    },
+    function () {}, // a request gets the error
+  );
   globalThis.onmessage = function (e) {
     var msg = e.data;
     load().then(function (api) {

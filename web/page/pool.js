@@ -40,39 +40,48 @@ export function pooled(post, config, p) {
   p.ids.forEach(function (id) {
     want[id] = true;
   });
+  // The weights: head 1 of batch element 1 (the head shown first; its title and code) from the
+  // first shard, which keeps that head's weights alone (api.run's weightHeads); the others are
+  // computed again when a reader asks. The parameters (9 MB to copy out of the heap) from the
+  // last shard: the two shards' extra work on different Workers.
+  var last = list.length - 1,
+    params = p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
   var runs = list.map(function (sh, i) {
-    var ids = i ? [] : p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
+    var ids = i === last ? params.slice() : [],
+      options = { stages: ids, shard: sh };
     if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
       ids.push('mha.context_vec');
     if (want['mha.context_vecs'] && every) ids.push('mha.context_vecs');
-    return post(i, { config: config, options: { stages: ids, shard: sh } });
+    if (!i && want['mha.attn_weights']) {
+      ids.push('mha.attn_weights');
+      options.weightHeads = 1;
+    }
+    return post(i, { config: config, options: options });
   });
-  // The weights: head 1 of batch element 1 with the result (the head shown first; its title
-  // and code), posted after the shards; the others when a reader asks.
-  var shown = want['mha.attn_weights'] && heads(post, config, p, 0, 1);
   return Promise.all(runs).then(function (outs) {
     var by = {};
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
     });
-    outs[0].result.stages.forEach(function (s) {
+    outs[last].result.stages.forEach(function (s) {
       if (PARAMETER.test(s.id)) by[s.id] = s;
     });
     ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
       if (stageOf(outs[0], id)) by[id] = gather(outs, list, id, H);
     });
-    var done = Promise.resolve(shown).then(function (s) {
-      if (s)
-        by[s.id] = onDemand(
-          { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
-          function (k0, k1) {
-            return heads(post, config, p, k0, k1).then(function (s) {
-              return s.data;
-            });
-          },
-        );
-      if (s) by[s.id].slices[0] = s.data;
-    });
+    var s = stageOf(outs[0], 'mha.attn_weights'),
+      done = Promise.resolve();
+    if (s) {
+      by[s.id] = onDemand(
+        { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
+        function (k0, k1) {
+          return heads(post, config, p, k0, k1).then(function (got) {
+            return got.data;
+          });
+        },
+      );
+      by[s.id].slices[0] = s.data;
+    }
     if (want['mha.context_vecs'] && !every)
       done = done.then(function () {
         return project(post, config, by['mha.context_vec'], outs.length, memory).then(function (s) {
@@ -192,21 +201,26 @@ function project(post, config, cv, n, memory) {
   });
 }
 
-// The whole (B, T, D) context rows from the shards' columns.
+// The whole (B, T, D) context rows from the shards' columns: one shard of everything is it
+// (one Worker), a shard of every head is whole rows, in one piece.
 function gather(outs, list, id, H) {
   var first = stageOf(outs[0], id),
     T = first.shape[1],
     D = (first.shape[2] * H) / (list[0][3] - list[0][2]),
-    data = new Float32Array(B * T * D);
+    data = outs.length > 1 || first.shape[0] !== B ? new Float32Array(B * T * D) : first.data;
   outs.forEach(function (o, k) {
     var s = stageOf(o, id),
       sh = list[k],
       w = s.shape[2]; // the shard's columns (heads h0..h1, or every column)
+    if (w === D) {
+      if (s.data !== data) data.set(s.data, sh[0] * T * D);
+      return;
+    }
     for (var b = sh[0]; b < sh[1]; b++)
       for (var t = 0; t < T; t++)
         data.set(
           s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
-          (b * T + t) * D + (w === D ? 0 : (sh[2] * D) / H),
+          (b * T + t) * D + (sh[2] * D) / H,
         );
   });
   return { id: id, title: first.title, code: first.code, shape: [B, T, D], data: data };

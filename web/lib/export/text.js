@@ -1,26 +1,27 @@
 // The text formats of a table (Markdown, LaTeX, CSV, a torch.tensor literal) and the escaping
 // every export shares: what a label may carry into Markdown, CSV, HTML and XML.
-import { f32 } from '../format.js';
+import { f32, tableFormat } from '../format.js';
 import { byId, matrix } from '../slices.js';
 
 // Special values per format; everything else is a number. Markdown and LaTeX are for reading
-// and show the table's 4 decimals; CSV and torch are for computing and keep every float32 bit.
+// and show the table's numbers (format.js tableFormat: 4 decimals, or %.4e for a stage that 4
+// decimals would show as zeros); CSV and torch are for computing and keep every float32 bit.
 var SPECIAL = {
   markdown: { '-Infinity': '−∞', Infinity: '∞', NaN: 'nan' },
   latex: { '-Infinity': '-\\infty', Infinity: '\\infty', NaN: '\\mathrm{NaN}' },
   csv: { '-Infinity': '-inf', Infinity: 'inf', NaN: 'nan' },
   torch: { '-Infinity': "float('-inf')", Infinity: "float('inf')", NaN: "float('nan')" },
 };
-function number(format, x) {
+function number(format, x, shown) {
   if (!isFinite(x)) return SPECIAL[format][String(x)];
-  if (format === 'markdown' || format === 'latex') return x.toFixed(4);
+  if (format === 'markdown' || format === 'latex') return shown(x);
   var text = Object.is(x, -0) ? '-0' : f32(x); // -0 as the CLI prints it
   // A literal without a point or exponent would make torch.tensor an integer tensor.
   return format === 'torch' && !/[.e]/.test(text) ? text + '.0' : text;
 }
-function rowsOf(m, format) {
+function rowsOf(m, format, shown) {
   for (var rows = [], i = 0; i < m.rows; i++) {
-    for (var row = [], j = 0; j < m.cols; j++) row.push(number(format, m.value(i, j)));
+    for (var row = [], j = 0; j < m.cols; j++) row.push(number(format, m.value(i, j), shown));
     rows.push(row);
   }
   return rows;
@@ -107,5 +108,5 @@ var WRITE = {
 export function text(format, wt, id, batch) {
   var st = byId(wt)[id],
     m = matrix(st, wt, batch);
-  return WRITE[format](m, rowsOf(m, format), st);
+  return WRITE[format](m, rowsOf(m, format, tableFormat(st)), st);
 }
