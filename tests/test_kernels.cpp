@@ -10,6 +10,7 @@
 #include "attention.hpp"
 #include "kernels.hpp"
 #include "nn.hpp"
+#include "reduce.hpp"
 #include "sleef.hpp"
 #include "support.hpp"
 
@@ -274,6 +275,34 @@ TEST_CASE("causal_softmax_forward equals the masked softmax", "[kernels]") {
         test::BitEqual(std::vector<float>(want.data.begin() + i * T, want.data.begin() + i * T + n),
                        "masked softmax_forward's"));
   }
+}
+
+// The row's max (8 lanes, then the tail) wherever it lies, and a NaN or +inf anywhere: the
+// softmax against its definition written in order (max, sleef::expf_u10(x - max), vec_sum's
+// lanes, times 1 / sum), every position p of rows 1 .. 40 long.
+TEST_CASE("softmax_forward's max is the row's wherever it lies, NaN included", "[kernels]") {
+  IsaGuard guard;
+  use_reference();
+  const float special = GENERATE(0.0f, 50.0f, std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(), std::nanf(""));
+  std::mt19937 rng(17);
+  for (int n = 1; n <= 40; ++n)
+    for (int p = 0; p < n; ++p) {
+      std::vector<float> x = data(std::size_t(n), rng, false);
+      if (special != 0.0f || special != special) x[std::size_t(p)] = special;
+      float max = x[0];
+      for (int j = 1; j < n; ++j)
+        max = x[j] != x[j] || max != max ? x[j] + max : std::max(max, x[j]);
+      std::vector<float> want(x.size());
+      for (int j = 0; j < n; ++j) want[j] = ca::sleef::expf_u10(x[j] - max);
+      const float inverse = 1.0f / ca::reduce::vec_sum(want.data(), n, n);
+      for (float& w : want) w *= inverse;
+      std::vector<float> got(x.size());
+      ca::softmax_forward(ca::MatrixMap(got.data(), 1, n), ca::ConstMatrixMap(x.data(), 1, n),
+                          1.0f);
+      INFO("n " << n << " p " << p << " special " << special);
+      CHECK_THAT(test::floats("softmax_forward", got), test::BitEqual(want, "in-order softmax's"));
+    }
 }
 
 // MultiHeadAttention's heads straight from (B, T, H * hd) projections (kernels.hpp's example)
