@@ -6,8 +6,12 @@
 // bench/compare.sh puts it in docs/performance-tables.md. Runs alternate between pool sizes (and
 // builds) so that a load change on a shared machine hits each alike. --base DIR: another build
 // (e.g. main's build/web copied aside) run in turn with WEB_DIR, a row each, and the ratio.
+// Wall times on a busy machine mostly measure the scheduler: on Linux each Worker thread's CPU
+// time when the result is in (utime + stime from /proc: its start, warm-up and shard; the
+// busiest Worker's is the critical path's compute) is printed too, which load hardly changes.
 //   node bench/chromium.js [--runs 3] [--workers 1,2,4] [--base DIR] [WEB_DIR]
 'use strict';
+const fs = require('fs');
 const os = require('os');
 const { launch, serve, web } = require('../tests/js/browser');
 
@@ -33,11 +37,46 @@ function observe(cores) {
   }).observe(document, { subtree: true, attributes: true, childList: true });
 }
 
-async function once(context, url, cores, hashes) {
-  const page = await context.newPage();
+// CPU ms of each DedicatedWorker thread of the browser started with `profile` (Linux /proc;
+// [] elsewhere), by thread id.
+function workerCpu(profile) {
+  const procs = {},
+    out = {};
+  try {
+    for (const p of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x)))
+      try {
+        const ppid = +fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+        procs[p] = { ppid, cmd: fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') };
+      } catch (e) {
+        // gone meanwhile
+      }
+  } catch (e) {
+    return out;
+  }
+  const root = Object.keys(procs).find((p) => procs[p].cmd.includes(profile)),
+    under = (p) => p && (p === root || (procs[p] && under(String(procs[p].ppid))));
+  for (const p of Object.keys(procs).filter((q) => root && q !== root && under(q)))
+    for (const t of fs.readdirSync(`/proc/${p}/task`))
+      try {
+        if (!fs.readFileSync(`/proc/${p}/task/${t}/comm`, 'utf8').startsWith('DedicatedWorker'))
+          continue;
+        const f = fs.readFileSync(`/proc/${p}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
+        out[t] = ((+f[11] + +f[12]) * 1000) / 100; // clock ticks of 10 ms
+      } catch (e) {
+        // ended meanwhile
+      }
+  return out;
+}
+
+async function once(browser, url, cores, hashes) {
+  const page = await browser.context.newPage();
   await page.addInitScript(observe, cores);
+  const old = workerCpu(browser.profile);
   await page.goto(url + 'index.html#preset=gpt2');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 600000 });
+  const cpu = Object.entries(workerCpu(browser.profile))
+    .filter(([t]) => !(t in old))
+    .map(([, ms]) => ms);
   await page.waitForTimeout(300); // long tasks are reported after they end
   const r = await page.evaluate(async (hash) => {
     const t = window.__bench,
@@ -57,6 +96,7 @@ async function once(context, url, cores, hashes) {
     return out;
   }, hashes);
   await page.close();
+  r.cpu = cpu.length ? Math.max(...cpu) : NaN;
   return r;
 }
 
@@ -73,8 +113,15 @@ const cell = (a) =>
     for (let k = 0; k < runs; k++)
       for (const n of sizes)
         for (const b of Object.keys(builds)) {
-          const r = await once(browser.context, servers[b].url, n, k === 0);
-          const g = (got[b + n] = got[b + n] || { wall: [], shown: [], longest: [], line: r.line });
+          const r = await once(browser, servers[b].url, n, k === 0);
+          const g = (got[b + n] = got[b + n] || {
+            wall: [],
+            shown: [],
+            longest: [],
+            cpu: [],
+            line: r.line,
+          });
+          g.cpu.push(r.cpu);
           g.wall.push(r.wall);
           g.shown.push(+/in (\d+) ms/.exec(r.line)[1]);
           g.longest.push(r.longest);
@@ -96,15 +143,19 @@ const cell = (a) =>
         .map((x) => x.toFixed(1))
         .join(', ')} at the end. ` +
       'Request to result: the progress line running to done (Workers started, computed, ' +
-      'transferred, assembled); shown: the time the progress line gives; main thread: its ' +
-      'longest task meanwhile.' +
+      'transferred, assembled, the result rendered in the same task); shown: the time the ' +
+      "progress line gives; busiest Worker's CPU: the most CPU time (/proc) one Worker thread " +
+      "had used when the result was in (start, warm-up, shard: the critical path's compute, " +
+      'which load hardly changes); main thread: its longest task meanwhile.' +
       (base ? ` Builds: base = ${base}, this = ${dir}, in turn.` : '') +
       '\n',
   );
   console.log(
-    `|${base ? ' build |' : ''} cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''}${base ? ' | / base' : ''} | shown | main thread's longest task | stages' sha256 |`,
+    `|${base ? ' build |' : ''} cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''}${base ? ' | / base' : ''} | shown | busiest Worker's CPU${base ? ' | / base' : ''} | main thread's longest task | stages' sha256 |`,
   );
-  console.log(`|${base ? '---|' : ''}---|---|---|---|${base ? '---|' : ''}---|---|---|`);
+  console.log(
+    `|${base ? '---|' : ''}---|---|---|---|${base ? '---|' : ''}---|---|${base ? '---|' : ''}---|---|`,
+  );
   let same = true;
   for (const n of sizes)
     for (const b of Object.keys(builds)) {
@@ -115,7 +166,9 @@ const cell = (a) =>
         `|${base ? ` ${b} |` : ''} ${n} | ${g.line.replace(/^Computed in \d+ ms /, '').replace(/;.*/, '')} | ${cell(g.wall)} | ` +
           `${(median(g.wall) / one).toFixed(2)}x |` +
           (base ? ` ${(median(g.wall) / median(got['base' + n].wall)).toFixed(2)}x |` : '') +
-          ` ${cell(g.shown)} | ${cell(g.longest)} | ${eq ? 'equal' : 'DIFFER'} |`,
+          ` ${cell(g.shown)} | ${cell(g.cpu)} |` +
+          (base ? ` ${(median(g.cpu) / median(got['base' + n].cpu)).toFixed(2)}x |` : '') +
+          ` ${cell(g.longest)} | ${eq ? 'equal' : 'DIFFER'} |`,
       );
     }
   console.log(

@@ -47,7 +47,7 @@ async function launch() {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
   };
-  return { context, close };
+  return { context, close, profile };
 }
 
 /** A new page that records console errors and warnings, page errors and failed requests,
