@@ -37,11 +37,9 @@ function observe(cores) {
   }).observe(document, { subtree: true, attributes: true, childList: true });
 }
 
-// CPU ms of each DedicatedWorker thread of the browser started with `profile` (Linux /proc;
-// [] elsewhere), by thread id.
-function workerCpu(profile) {
-  const procs = {},
-    out = {};
+// The processes under the browser started with `profile` (Linux /proc; [] elsewhere).
+function browserProcesses(profile) {
+  const procs = {};
   try {
     for (const p of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x)))
       try {
@@ -51,33 +49,55 @@ function workerCpu(profile) {
         // gone meanwhile
       }
   } catch (e) {
-    return out;
+    return [];
   }
   const root = Object.keys(procs).find((p) => procs[p].cmd.includes(profile)),
     under = (p) => p && (p === root || (procs[p] && under(String(procs[p].ppid))));
-  for (const p of Object.keys(procs).filter((q) => root && q !== root && under(q)))
-    for (const t of fs.readdirSync(`/proc/${p}/task`))
+  return Object.keys(procs).filter((q) => root && q !== root && under(q));
+}
+
+// Samples the CPU ms (utime + stime) of each DedicatedWorker thread of those processes every
+// 10 ms (the processes every 100 ms): stop() returns [[epoch ms, {thread id: CPU ms}], ...].
+function sampleWorkers(profile) {
+  let pids = [],
+    tick = 0;
+  const names = {},
+    samples = [];
+  const timer = setInterval(() => {
+    const now = performance.timeOrigin + performance.now(),
+      cpu = {};
+    if (tick++ % 10 === 0) pids = browserProcesses(profile); // a navigation may start a renderer
+    for (const p of pids)
       try {
-        if (!fs.readFileSync(`/proc/${p}/task/${t}/comm`, 'utf8').startsWith('DedicatedWorker'))
-          continue;
-        const f = fs.readFileSync(`/proc/${p}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
-        out[t] = ((+f[11] + +f[12]) * 1000) / 100; // clock ticks of 10 ms
+        for (const t of fs.readdirSync(`/proc/${p}/task`)) {
+          if (!(t in names))
+            names[t] = fs.readFileSync(`/proc/${p}/task/${t}/comm`, 'utf8').startsWith('Dedicated');
+          if (!names[t]) continue;
+          const f = fs.readFileSync(`/proc/${p}/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
+          cpu[t] = ((+f[11] + +f[12]) * 1000) / 100; // clock ticks of 10 ms
+        }
       } catch (e) {
-        // ended meanwhile
+        // a process or thread ended meanwhile
       }
-  return out;
+    samples.push([now, cpu]);
+  }, 10);
+  return () => (clearInterval(timer), samples);
 }
 
 async function once(browser, url, cores, hashes) {
   const page = await browser.context.newPage();
   await page.addInitScript(observe, cores);
-  const old = workerCpu(browser.profile);
+  const stop = sampleWorkers(browser.profile); // the page's renderer exists once it is open
   await page.goto(url + 'index.html#preset=gpt2');
   await page.waitForSelector('#progress[data-state="done"]', { timeout: 600000 });
-  const cpu = Object.entries(workerCpu(browser.profile))
-    .filter(([t]) => !(t in old))
-    .map(([, ms]) => ms);
   await page.waitForTimeout(300); // long tasks are reported after they end
+  const samples = stop(),
+    done = await page.evaluate(() => performance.timeOrigin + window.__bench.done),
+    first = samples.length ? samples[0][1] : {},
+    // each new Worker thread's CPU at the last sample before the result was in (the heads
+    // computed on demand start right after it)
+    at = samples.filter(([t]) => t <= done).pop(),
+    cpu = at ? Object.entries(at[1]).filter(([t]) => !(t in first)) : [];
   const r = await page.evaluate(async (hash) => {
     const t = window.__bench,
       during = t.long.filter(([s, d]) => s + d > t.running && s < t.done).map(([, d]) => d),
@@ -96,7 +116,7 @@ async function once(browser, url, cores, hashes) {
     return out;
   }, hashes);
   await page.close();
-  r.cpu = cpu.length ? Math.max(...cpu) : NaN;
+  r.cpu = cpu.length ? Math.max(...cpu.map(([, ms]) => ms)) : NaN;
   return r;
 }
 

@@ -32,7 +32,7 @@ SHAPES = [(2, 6, 3, 1), (2, 64, 64, 1), (2, 256, 64, 1), (2, 1024, 64, 1),
           (1, 1024, 768, 12), (8, 1024, 768, 12)]
 MODULES = [("causal", "CausalAttention"), ("mha", "MultiHeadAttention")]
 SIDES = ["native", "wasm", "torch", "openblas"]
-SIDE_NAMES = {"native": "core (native)", "wasm": "core (WASM, Node)",
+SIDE_NAMES = {"native": "core (native)", "native-avx2": "core (native, AVX2)", "wasm": "core (WASM, Node)",
               "torch": "PyTorch (ref. BLAS)", "openblas": "PyTorch (OpenBLAS)"}
 # The thread table's rows: every bench row from (2, 256, 64, 1) up.
 THREAD_SHAPES = [s for s in SHAPES if s[1] >= 256]
@@ -184,14 +184,17 @@ def threads_env(n):
 
 
 def run_side(args, side, module, shape, runs, seconds, output=None, threads=1):
+    """One process of `side` ("native-avx2": the native core on its AVX2 kernels)."""
     B, T, d, H = shape
     params = [module, str(B), str(T), str(d), str(H), str(runs), str(seconds)]
     env = dict(os.environ, **threads_env(threads))
     env.pop("CA_BENCH_OUTPUT", None)
     if output:
         env["CA_BENCH_OUTPUT"] = output
-    if side == "native":
+    if side in ("native", "native-avx2"):
         cmd = [os.path.join(args.build, "native/bench/ca_compare")] + params
+        if side == "native-avx2":
+            cmd.append("avx2")
     elif side == "wasm":
         cmd = ["node", os.path.join(HERE, "compare_wasm.js"), os.path.join(args.build, "wasm")] + params
     else:
@@ -202,6 +205,25 @@ def run_side(args, side, module, shape, runs, seconds, output=None, threads=1):
     if r.returncode != 0:
         sys.exit(f"compare: {side} {module} {shape} failed:\n{r.stderr}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def run_interleaved(args, jobs):
+    """jobs: {key: (side, module, shape, kwargs)}. Each runs in args.rounds processes, the jobs
+    taking turns (a, b, a, b, ...), each process >= runs / rounds samples and seconds / rounds:
+    a burst of load falls on every side alike instead of on one. Returns {key: result} with the
+    samples of every round pooled (check and bits from the last; all rounds' bits must agree)."""
+    rounds = max(1, args.rounds)
+    runs, seconds = max(1, -(-args.runs // rounds)), args.seconds / rounds
+    out = {}
+    for _ in range(rounds):
+        for key, (side, module, shape, kw) in jobs.items():
+            r = run_side(args, side, module, shape, runs, seconds, **kw)
+            if key in out and r.get("ok"):
+                if r.get("bits") != out[key].get("bits"):
+                    print(f"compare: {side} {module} {shape}: bits differ between rounds", file=sys.stderr)
+                r["seconds"] = out[key]["seconds"] + r["seconds"]
+            out[key] = r
+    return out
 
 
 def walkthrough(args, sides):
@@ -259,8 +281,8 @@ def thread_tables(args, sides):
         print("|" + "---|" * len(head))
     for module, name, shape in rows:
         label = f"{name} {shape}"
-        r = {(side, t): run_side(args, side, module, shape, args.runs, args.seconds, threads=t)
-             for side in ("native", "openblas") for t in (1, n)}
+        r = run_interleaved(args, {(side, t): (side, module, shape, {"threads": t})
+                                   for t in (1, n) for side in ("native", "openblas")})
         med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
         same = r[("native", 1)]["bits"] == r[("native", n)]["bits"]
         if not same:
@@ -307,6 +329,12 @@ def chromium_table(args, sides):
         print(r.stdout + r.stderr, file=sys.stderr)
         sys.exit("compare: chromium.js failed (or the pool's bits differ)")
     print(r.stdout.rstrip("\n"))
+
+
+def native_isa(args):
+    """The kernels the native core picks on this CPU ("avx512", "avx2", ...)."""
+    r = run_side(args, "native", "causal", (1, 6, 3, 1), 1, 0.0)
+    return r.get("isa")
 
 
 def ms(s):
@@ -390,6 +418,9 @@ def main():
     p.add_argument("--rows", default="", help="only modules/shapes whose label contains this")
     p.add_argument("--runs", type=int, default=3, help="at least this many timed runs")
     p.add_argument("--seconds", type=float, default=1.0, help="and at least this long")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="processes per side and row, the sides taking turns; runs and seconds "
+                        "are shared among them")
     p.add_argument("--sides", default=",".join(SIDES))
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="the thread table's many-thread count (default: every core)")
@@ -416,6 +447,12 @@ def tables(args, sides):
     head = ["module", "B, T, d, H"] + [SIDE_NAMES[s] for s in sides]
     ratios = [("native", "torch"), ("native", "openblas"), ("wasm", "native")]
     ratios = [r for r in ratios if r[0] in sides and r[1] in sides]
+    # WASM's vectors are 4 floats, AVX2's 8: issue 21's target is WASM <= 2x the native core on
+    # AVX2, so where the native core runs wider kernels (AVX-512) that ratio is measured too.
+    run = list(sides)
+    if "wasm" in sides and "native" in sides and native_isa(args) not in ("avx2", None):
+        run.append("native-avx2")
+        ratios.append(("wasm", "native-avx2"))
     head += [f"{SIDE_NAMES[a].split(' (')[0] if a != 'wasm' else 'WASM'} / {SIDE_NAMES[b]}" for a, b in ratios]
     bits = "native" in sides and "torch" in sides
     if bits:
@@ -433,8 +470,15 @@ def tables(args, sides):
             gflop = flops(module, B, T, d) / 1e9
             cells, medians, checks, hashes = [], {}, {}, {}
             outputs = {side: os.path.join(tmp, side + ".f32") for side in ("native", "torch")}
-            for side in sides:
-                r = run_side(args, side, module, shape, args.runs, args.seconds, outputs.get(side))
+            jobs = {side: (side, module, shape, {"output": outputs.get(side)}) for side in run}
+            results = run_interleaved(args, jobs)
+            for side in run:
+                r = results[side]
+                if side == "native-avx2":
+                    if r["ok"] and r["isa"] == "avx2":
+                        medians[side] = statistics.median(r["seconds"])
+                        hashes[side] = r.get("bits")
+                    continue
                 if not r["ok"]:
                     cells.append("not in the core yet")
                     continue
@@ -449,6 +493,8 @@ def tables(args, sides):
             ratio_cells = [f"{medians[a] / medians[b]:.2f}x" if a in medians and b in medians else "" for a, b in ratios]
             if bits:
                 ratio_cells.append(difference(outputs["native"], outputs["torch"]))
+            if "native-avx2" in hashes and hashes["native-avx2"] != hashes.get("native"):
+                print(f"compare: {label}: the AVX2 kernels' bits differ from the default's", file=sys.stderr)
             if "wasm" in hashes and "native" in hashes and hashes["wasm"] != hashes["native"]:
                 if bits:
                     ratio_cells[-1] += "; WASM differs from native"

@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   const double min_seconds = std::atof(argv[7]);
   if (argc > 8) {  // e.g. "sse2": time another kernel path
     const std::string want = argv[8];
-    for (auto isa : {ca::kernels::Isa::Reference, ca::kernels::Isa::SSE2, ca::kernels::Isa::AVX2})
+    for (auto isa : {ca::kernels::Isa::Reference, ca::kernels::Isa::SSE2, ca::kernels::Isa::AVX2,
+                     ca::kernels::Isa::AVX512})
       if (want == ca::kernels::isa_name(isa)) ca::kernels::force_isa(isa);
   }
   const char* threads = std::getenv("CA_BENCH_THREADS");

@@ -1,5 +1,5 @@
-// The fast matmul kernels (SSE2, AVX2, WASM SIMD128) against the naive reference kernel, and
-// CausalAttention's and MultiHeadAttention's causal path (masked triangle skipped) against the
+// The fast matmul kernels (SSE2, AVX2, AVX-512, WASM SIMD128) against the naive reference kernel,
+// and CausalAttention's and MultiHeadAttention's causal path (masked triangle skipped) against the
 // full passes: bit for bit.
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -10,6 +10,7 @@
 #include "attention.hpp"
 #include "kernels.hpp"
 #include "nn.hpp"
+#include "reduce.hpp"
 #include "sleef.hpp"
 #include "support.hpp"
 
@@ -21,7 +22,7 @@ using ca::kernels::Tri;
 // Every instruction set this build and CPU can run, the reference last.
 std::vector<Isa> isas() {
   std::vector<Isa> v;
-  for (Isa i : {Isa::AVX2, Isa::SSE2, Isa::SIMD128, Isa::Reference})
+  for (Isa i : {Isa::AVX512, Isa::AVX2, Isa::SSE2, Isa::SIMD128, Isa::Reference})
     if (ca::kernels::isa_supported(i)) v.push_back(i);
   return v;
 }
@@ -62,7 +63,10 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
   const Isa isa = ca::kernels::active_isa();
   INFO("active: " << ca::kernels::isa_name(isa));
   CHECK(ca::kernels::isa_supported(isa));
-  if (ca::kernels::isa_supported(Isa::AVX2)) CHECK(isa == Isa::AVX2);
+  if (ca::kernels::isa_supported(Isa::AVX512))
+    CHECK(isa == Isa::AVX512);
+  else if (ca::kernels::isa_supported(Isa::AVX2))
+    CHECK(isa == Isa::AVX2);
 #if defined(__x86_64__)
   CHECK(ca::kernels::isa_supported(Isa::SSE2));  // both x86 paths testable on any x86-64
 #endif
@@ -76,10 +80,10 @@ TEST_CASE("the start-up instruction set is the best the CPU has", "[kernels]") {
 
 // gemm and gemm_nt (on B^T with NaN in its padding, never read) on every ISA against the
 // reference kernel, bit for bit, for one (m, n, k); the mode, padded leading dimensions and
-// data drawn from rng, with special values for one seed in five.
-static void check_paths(int m, int n, int k, int seed, std::mt19937& rng) {
+// data drawn from rng, with special values for one seed in five; the mode too unless given.
+static void check_paths(int m, int n, int k, int seed, std::mt19937& rng, int given_mode = -1) {
   std::uniform_int_distribution<int> pad(0, 5), mode(0, 2);
-  const Tri tri = static_cast<Tri>(mode(rng));
+  const Tri tri = static_cast<Tri>(given_mode >= 0 ? given_mode : mode(rng));
   // LowerK reads A(i, l) for l <= i only: its A is at least m wide, as weights are (T, T).
   const int ka = tri == Tri::LowerK ? std::max(k, m) : k;
   const int lda = ka + pad(rng), ldb = n + pad(rng), ldc = n + pad(rng);
@@ -136,6 +140,18 @@ TEST_CASE("the blocked gemm path equals the reference kernel bit for bit", "[ker
   const int n = std::uniform_int_distribution<int>(seed % 4 == 0 ? 1540 : 130, 1700)(rng);
   const int k = std::uniform_int_distribution<int>(260, 600)(rng);
   check_paths(m, n, k, seed, rng);
+}
+
+// The tiles' edges of every path, each mode: rows around 4 and 8 (AVX-512's tiles are 8 rows),
+// columns around 4, 8, 16 floats and the 3-vector tiles (12, 24, 48), k across its 256-row
+// blocks. A row count per case, every (n, k) inside.
+TEST_CASE("gemm paths equal the reference at the tiles' edges", "[kernels]") {
+  IsaGuard guard;
+  const int m = GENERATE(1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23, 24, 25, 97);
+  std::mt19937 rng(static_cast<unsigned>(m) + 9000);
+  for (int n : {1, 5, 8, 11, 16, 17, 24, 31, 47, 48, 49, 64, 97})
+    for (int k : {1, 9, 64, 257})
+      for (int mode = 0; mode < 3; ++mode) check_paths(m, n, k, m + n + k + 1, rng, mode);
 }
 
 TEST_CASE("gemm with k = 0 writes +0, as the reference", "[kernels]") {
@@ -259,6 +275,34 @@ TEST_CASE("causal_softmax_forward equals the masked softmax", "[kernels]") {
         test::BitEqual(std::vector<float>(want.data.begin() + i * T, want.data.begin() + i * T + n),
                        "masked softmax_forward's"));
   }
+}
+
+// The row's max (8 lanes, then the tail) wherever it lies, and a NaN or +inf anywhere: the
+// softmax against its definition written in order (max, sleef::expf_u10(x - max), vec_sum's
+// lanes, times 1 / sum), every position p of rows 1 .. 40 long.
+TEST_CASE("softmax_forward's max is the row's wherever it lies, NaN included", "[kernels]") {
+  IsaGuard guard;
+  use_reference();
+  const float special = GENERATE(0.0f, 50.0f, std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(), std::nanf(""));
+  std::mt19937 rng(17);
+  for (int n = 1; n <= 40; ++n)
+    for (int p = 0; p < n; ++p) {
+      std::vector<float> x = data(std::size_t(n), rng, false);
+      if (special != 0.0f || special != special) x[std::size_t(p)] = special;
+      float max = x[0];
+      for (int j = 1; j < n; ++j)
+        max = x[j] != x[j] || max != max ? x[j] + max : std::max(max, x[j]);
+      std::vector<float> want(x.size());
+      for (int j = 0; j < n; ++j) want[j] = ca::sleef::expf_u10(x[j] - max);
+      const float inverse = 1.0f / ca::reduce::vec_sum(want.data(), n, n);
+      for (float& w : want) w *= inverse;
+      std::vector<float> got(x.size());
+      ca::softmax_forward(ca::MatrixMap(got.data(), 1, n), ca::ConstMatrixMap(x.data(), 1, n),
+                          1.0f);
+      INFO("n " << n << " p " << p << " special " << special);
+      CHECK_THAT(test::floats("softmax_forward", got), test::BitEqual(want, "in-order softmax's"));
+    }
 }
 
 // MultiHeadAttention's heads straight from (B, T, H * hd) projections (kernels.hpp's example)

@@ -170,6 +170,21 @@ TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run'
     CHECK_THAT(test::floats("mha.context_vecs", stage(part, "mha.context_vecs")),
                test::BitEqual(rows, "the whole run's"));
   }
+  // weight_heads: batch element b0's first heads keep their weights alone, the rest unchanged.
+  ca::Shard few = shard;
+  few.weight_heads = std::min(2, nh);
+  const ca::Walkthrough kept = ca::run_walkthrough(c, ids, few);
+  const ca::Tensor &aw = stage(whole, "mha.attn_weights"), &kw = stage(kept, "mha.attn_weights");
+  const std::size_t TT = std::size_t(T) * T;
+  REQUIRE(kw.shape == std::vector<int>{1, few.weight_heads, T, T});
+  CHECK_THAT(
+      test::floats("mha.attn_weights", kw),
+      test::BitEqual(
+          std::vector<float>(aw.data.begin() + (shard.b0 * H + shard.h0) * TT,
+                             aw.data.begin() + (shard.b0 * H + shard.h0 + few.weight_heads) * TT),
+          "the whole run's"));
+  CHECK_THAT(test::floats("mha.context_vec", stage(kept, "mha.context_vec")),
+             test::BitEqual(pcv.data, "the shard's"));
   // out_proj on rows 3..T+5 of context_vec: those rows of context_vecs.
   const int r0 = 3, r1 = T + 5;
   const ca::Tensor rows({r1 - r0, c.d_out}, std::vector<float>(cv.data.begin() + r0 * c.d_out,

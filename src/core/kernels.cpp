@@ -30,6 +30,7 @@ Isa best_isa() {
 #if defined(__wasm_simd128__)
   return Isa::SIMD128;
 #elif defined(CA_KERNELS_X86)
+  if (__builtin_cpu_supports("avx512f")) return Isa::AVX512;
   return __builtin_cpu_supports("avx2") ? Isa::AVX2 : Isa::SSE2;
 #else
   return Isa::Reference;
@@ -46,6 +47,8 @@ const char* isa_name(Isa isa) {
       return "sse2";
     case Isa::AVX2:
       return "avx2";
+    case Isa::AVX512:
+      return "avx512";
     case Isa::SIMD128:
       return "simd128";
     default:
@@ -62,6 +65,8 @@ bool isa_supported(Isa isa) {
       return true;
     case Isa::AVX2:
       return __builtin_cpu_supports("avx2");
+    case Isa::AVX512:
+      return __builtin_cpu_supports("avx512f");
 #endif
 #if defined(__wasm_simd128__)
     case Isa::SIMD128:
@@ -93,6 +98,8 @@ void dispatch(int m, int n, int k, const float* a, int lda, const float* b, int 
   }
   switch (g_isa) {
 #if defined(CA_KERNELS_X86)
+    case Isa::AVX512:
+      return gemm_avx512(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
     case Isa::AVX2:
       return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
     case Isa::SSE2:

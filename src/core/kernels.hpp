@@ -1,7 +1,7 @@
 // Matmul kernels with BLAS's summation order: every output C(i, j) is the float32 sum of its
 // k products A(i, l) * B(l, j), l = 0, 1, ..., k-1 in order, starting from +0, each product
 // rounded before it is added (no fused multiply-add). That order is what PyTorch's reference
-// BLAS gives, so every path here (scalar, SSE2, AVX2, WASM SIMD128) returns the same bits.
+// BLAS gives, so every path here (scalar, SSE2, AVX2, AVX-512, WASM SIMD128) returns the same bits.
 // Matrices are row-major with a leading dimension (floats from one row to the next), so a
 // head of a (B, T, H, hd) tensor is a matrix of T rows, hd columns and ld = H * hd.
 #pragma once
@@ -46,7 +46,7 @@ bool fast_exp();
 bool set_fast_exp(bool on);
 
 // The instruction sets gemm can run on. The best one the CPU has is chosen at start-up.
-enum class Isa { Reference, SSE2, AVX2, SIMD128 };
+enum class Isa { Reference, SSE2, AVX2, SIMD128, AVX512 };
 const char* isa_name(Isa isa);
 bool isa_supported(Isa isa);
 Isa active_isa();

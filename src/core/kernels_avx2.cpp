@@ -11,6 +11,7 @@ struct Avx2 {
   static constexpr int NV = 3;
   static constexpr bool kInPlace = true;
   static constexpr int W = 8;
+  static constexpr int MR = 4;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T x) { _mm256_storeu_ps(p, x); }

@@ -18,6 +18,8 @@ void gemm_sse2(int m, int n, int k, const float* a, int lda, const float* b, int
                int ldc, Tri tri, bool bt);
 void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                int ldc, Tri tri, bool bt);
+void gemm_avx512(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
+                 int ldc, Tri tri, bool bt);
 // w[i] = exp(w[i] - max), SLEEF's AVX2 expf (needs AVX2 and FMA).
 void exp_shifted_avx2_fma(float* w, int n, float max);
 #endif

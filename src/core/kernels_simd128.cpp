@@ -10,6 +10,7 @@ struct Simd128 {
   static constexpr int NV = 2;  // 4 x 2 tiles: half the code of 4 x 3 in the module
   static constexpr bool kInPlace = false;
   static constexpr int W = 4;
+  static constexpr int MR = 4;
   static T zero() { return wasm_f32x4_splat(0.0f); }
   static T load(const float* p) { return wasm_v128_load(p); }
   static void store(float* p, T x) { wasm_v128_store(p, x); }

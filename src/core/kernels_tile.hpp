@@ -1,10 +1,10 @@
 // The register-tiled gemm, written once over a vector type V and included by one .cpp per
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
-// with its own flags. V provides: T, W (floats per vector), NV (the widest tile, in vectors),
-// kInPlace (whether small products skip the packing), zero(), load(p), store(p, x), set1(f),
-// add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here has internal linkage and
-// includes no library header, so no AVX2 instruction can leak into another object through a shared
-// inline function.
+// with its own flags. V provides: T, W (floats per vector), MR (rows per tile), NV (the widest
+// tile, in vectors; up to 4), kInPlace (whether small products skip the packing), zero(), load(p),
+// store(p, x), set1(f), add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here
+// has internal linkage and includes no library header, so no AVX2 instruction can leak into another
+// object through a shared inline function.
 //
 // Each output keeps the reference order: acc = +0, then acc = acc + A(i, l) * B(l, j) for
 // l = 0, 1, ... (mul, then add). Vectors run across W outputs of a row (j), registers hold
@@ -121,18 +121,21 @@ inline void scalar_tile(const Args& g, int i0, int j0, int j1) {
   }
 }
 
+// Columns [j, je) of rows i0 .. i0 + MR - 1 in tiles of NV vectors, then of fewer; returns
+// where the whole vectors end.
+template <class V, int MR, int NV>
+inline int vector_tiles(const Args& g, int i0, int j, int je) {
+  constexpr int W = V::W;
+  for (; j + NV * W <= je; j += NV * W) tile<V, MR, NV>(g, i0, j);
+  if constexpr (NV > 1) return vector_tiles<V, MR, NV - 1>(g, i0, j, je);
+  return j;
+}
+
 // Columns [jb, je) of rows i0 .. i0 + MR - 1.
 template <class V, int MR>
 inline void row_block(const Args& g, int i0, int jb, int je) {
   constexpr int W = V::W;
-  int j = jb;
-  if constexpr (V::NV == 3) {
-    for (; j + 3 * W <= je; j += 3 * W) tile<V, MR, 3>(g, i0, j);
-    if (j + 2 * W <= je) tile<V, MR, 2>(g, i0, j), j += 2 * W;
-  } else {
-    for (; j + 2 * W <= je; j += 2 * W) tile<V, MR, 2>(g, i0, j);
-  }
-  if (j + W <= je) tile<V, MR, 1>(g, i0, j), j += W;
+  const int j = vector_tiles<V, MR, V::NV>(g, i0, jb, je);
   if (j >= je) return;
   // LowerOut: a last vector may run past je into the unused upper triangle.
   if (g.tri == Tri::LowerOut && j + W <= g.n)
@@ -141,10 +144,10 @@ inline void row_block(const Args& g, int i0, int jb, int je) {
     scalar_tile<MR>(g, i0, j, je);
 }
 
-// Rows in blocks of 4 (then 1), over the columns [jb, je).
+// Rows in blocks of MR (then 1), over the columns [jb, je).
 template <class V>
 inline void rows(const Args& g, int jb, int je) {
-  constexpr int MR = 4;
+  constexpr int MR = V::MR;
   int i = 0;
   for (; i + MR <= g.m; i += MR) {
     const int end = g.tri == Tri::LowerOut ? min_(je, i + MR) : je;  // j <= i needed only
@@ -156,6 +159,15 @@ inline void rows(const Args& g, int jb, int je) {
   }
 }
 
+// A tile over a packed strip of pw = NV * W (or fewer, padded) columns, `cols` of them real.
+template <class V, int MR, int NV>
+inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int lb, int le,
+                       int cols) {
+  if constexpr (NV > 1)
+    if (pw < NV * V::W) return panel_tile<V, MR, NV - 1>(g, i, j0, p, pw, lb, le, cols);
+  tile<V, MR, NV>(g, i, j0, p, pw, lb, le, lb > 0, cols);
+}
+
 // The blocked path (Goto's loop order) for B too big for L2: B is packed block by block,
 // KC rows x NC columns, in strips of NR = NV * W columns (KC x NR contiguous, the last strip
 // padded with zeros to whole vectors); a strip stays in L1 while the tiles of MC rows of A
@@ -163,7 +175,8 @@ inline void rows(const Args& g, int jb, int je) {
 // resuming from the partial sum stored in C.
 template <class V>
 void gemm_blocked(const Args& g) {
-  constexpr int W = V::W, NR = V::NV * W, KC = 256, MC = 96, NC = 64 * NR;
+  constexpr int W = V::W, MR = V::MR, NR = V::NV * W, KC = 256, MC = 96, NC = 64 * NR;
+  static_assert(MC % MR == 0, "row blocks of whole tiles");
   float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
   // LowerOut: only columns j <= i, so none past the last row.
@@ -189,7 +202,7 @@ void gemm_blocked(const Args& g) {
         }
       }
       // LowerK: rows i < pc take nothing from this block.
-      const int ib = lower_k ? pc / 4 * 4 : 0;
+      const int ib = lower_k ? pc / MR * MR : 0;
       for (int ic = ib; ic < g.m; ic += MC) {
         const int ie = min_(g.m, ic + MC);
         for (int s = 0; s * NR < nc; ++s) {
@@ -198,23 +211,13 @@ void gemm_blocked(const Args& g) {
           const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
           const float* p = packed + static_cast<long>(s) * NR * KC;
           int i = ic;
-          for (; i + 4 <= ie; i += 4) {
-            if (lower_out && j0 > i + 3) continue;
-            if (pw == 3 * W)
-              tile<V, 4, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else if (pw == 2 * W)
-              tile<V, 4, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else
-              tile<V, 4, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+          for (; i + MR <= ie; i += MR) {
+            if (lower_out && j0 > i + MR - 1) continue;
+            panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
           }
           for (; i < ie; ++i) {
             if (lower_out && j0 > i) continue;
-            if (pw == 3 * W)
-              tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else if (pw == 2 * W)
-              tile<V, 1, 2>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
-            else
-              tile<V, 1, 1>(g, i, j0, p, pw, pc, pc + kc, pc > 0, w);
+            panel_tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
           }
         }
       }

@@ -72,3 +72,11 @@ target_link_libraries(ca-kernel-check PRIVATE ca_core)
 target_compile_options(ca-kernel-check PRIVATE -O2 -DNDEBUG -msimd128)
 target_link_options(ca-kernel-check PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node
                     -sSINGLE_FILE=1 -sNODEJS_CATCH_EXIT=0)
+
+# bench/passes.cpp in WASM (bench/passes.js runs it beside the native ca_passes). Not built by
+# build.sh: `cmake --build build/wasm --target ca-passes`.
+add_executable(ca-passes EXCLUDE_FROM_ALL bench/passes.cpp)
+target_link_libraries(ca-passes PRIVATE ca_core)
+target_compile_options(ca-passes PRIVATE -O2 -DNDEBUG -msimd128)
+target_link_options(ca-passes PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node
+                    -sSINGLE_FILE=1 -sNODEJS_CATCH_EXIT=0)
