@@ -120,9 +120,18 @@ async function once(browser, url, cores, hashes) {
   return r;
 }
 
-const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
-const cell = (a) =>
-  `${Math.round(median(a))} (${Math.round(Math.min(...a))}-${Math.round(Math.max(...a))})`;
+// A run whose Worker CPU was not sampled (no /proc sample before the result) is NaN: left out
+// of the median and the range, and counted, instead of printing "NaN-NaN".
+const median = (a) => {
+  const s = a.filter((x) => !Number.isNaN(x)).sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+};
+const cell = (a) => {
+  const got = a.filter((x) => !Number.isNaN(x));
+  if (!got.length) return 'not sampled';
+  const missing = a.length - got.length ? `, ${got.length} of ${a.length} sampled` : '';
+  return `${Math.round(median(got))} (${Math.round(Math.min(...got))}-${Math.round(Math.max(...got))}${missing})`;
+};
 
 (async () => {
   const browser = await launch(),
