@@ -93,6 +93,7 @@ async function once(browser, url, cores, hashes) {
   await page.waitForTimeout(300); // long tasks are reported after they end
   const samples = stop(),
     done = await page.evaluate(() => performance.timeOrigin + window.__bench.done),
+    asked = await page.evaluate(() => performance.timeOrigin + window.__bench.running),
     first = samples.length ? samples[0][1] : {},
     // each new Worker thread's CPU at the last sample before the result was in (the heads
     // computed on demand start right after it)
@@ -101,7 +102,7 @@ async function once(browser, url, cores, hashes) {
   const r = await page.evaluate(async (hash) => {
     const t = window.__bench,
       during = t.long.filter(([s, d]) => s + d > t.running && s < t.done).map(([, d]) => d),
-      out = { wall: t.done - t.running, longest: Math.max(0, ...during) };
+      out = { wall: t.done - t.running, nav: t.done, longest: Math.max(0, ...during) };
     out.line = document.getElementById('progress').textContent;
     if (hash) {
       const hex = (b) =>
@@ -117,6 +118,10 @@ async function once(browser, url, cores, hashes) {
   }, hashes);
   await page.close();
   r.cpu = cpu.length ? Math.max(...cpu.map(([, ms]) => ms)) : NaN;
+  // and what each used from the request on (a Worker's work before it, warm-up and memory, is
+  // off the path from request to result)
+  const before = (samples.filter(([t]) => t <= asked).pop() || [0, {}])[1];
+  r.after = cpu.length ? Math.max(...cpu.map(([t, ms]) => ms - (before[t] || 0))) : NaN;
   return r;
 }
 
@@ -145,13 +150,17 @@ const cell = (a) => {
           const r = await once(browser, servers[b].url, n, k === 0);
           const g = (got[b + n] = got[b + n] || {
             wall: [],
+            nav: [],
             shown: [],
             longest: [],
             cpu: [],
+            after: [],
             line: r.line,
           });
           g.cpu.push(r.cpu);
+          g.after.push(r.after);
           g.wall.push(r.wall);
+          g.nav.push(r.nav);
           g.shown.push(+/in (\d+) ms/.exec(r.line)[1]);
           g.longest.push(r.longest);
           if (r.hashes) g.hashes = r.hashes;
@@ -172,18 +181,20 @@ const cell = (a) => {
         .map((x) => x.toFixed(1))
         .join(', ')} at the end. ` +
       'Request to result: the progress line running to done (Workers started, computed, ' +
-      'transferred, assembled, the result rendered in the same task); shown: the time the ' +
+      'transferred, assembled, the result rendered in the same task); from navigation: the ' +
+      "page's start to the same moment; shown: the time the " +
       "progress line gives; busiest Worker's CPU: the most CPU time (/proc) one Worker thread " +
       "had used when the result was in (start, warm-up, shard: the critical path's compute, " +
-      'which load hardly changes); main thread: its longest task meanwhile.' +
+      'which load hardly changes), and from the request on; main thread: its longest task ' +
+      'meanwhile.' +
       (base ? ` Builds: base = ${base}, this = ${dir}, in turn.` : '') +
       '\n',
   );
   console.log(
-    `|${base ? ' build |' : ''} cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''}${base ? ' | / base' : ''} | shown | busiest Worker's CPU${base ? ' | / base' : ''} | main thread's longest task | stages' sha256 |`,
+    `|${base ? ' build |' : ''} cores | progress line | request to result | / ${sizes[0]} core${sizes[0] > 1 ? 's' : ''}${base ? ' | / base' : ''} | from navigation | shown | busiest Worker's CPU${base ? ' | / base' : ''} | from the request${base ? ' | / base' : ''} | main thread's longest task | stages' sha256 |`,
   );
   console.log(
-    `|${base ? '---|' : ''}---|---|---|---|${base ? '---|' : ''}---|---|${base ? '---|' : ''}---|---|`,
+    `|${base ? '---|' : ''}---|---|---|---|${base ? '---|' : ''}---|---|---|${base ? '---|' : ''}---|${base ? '---|' : ''}---|---|`,
   );
   let same = true;
   for (const n of sizes)
@@ -195,8 +206,10 @@ const cell = (a) => {
         `|${base ? ` ${b} |` : ''} ${n} | ${g.line.replace(/^Computed in \d+ ms /, '').replace(/;.*/, '')} | ${cell(g.wall)} | ` +
           `${(median(g.wall) / one).toFixed(2)}x |` +
           (base ? ` ${(median(g.wall) / median(got['base' + n].wall)).toFixed(2)}x |` : '') +
-          ` ${cell(g.shown)} | ${cell(g.cpu)} |` +
+          ` ${cell(g.nav)} | ${cell(g.shown)} | ${cell(g.cpu)} |` +
           (base ? ` ${(median(g.cpu) / median(got['base' + n].cpu)).toFixed(2)}x |` : '') +
+          ` ${cell(g.after)} |` +
+          (base ? ` ${(median(g.after) / median(got['base' + n].after)).toFixed(2)}x |` : '') +
           ` ${cell(g.longest)} | ${eq ? 'equal' : 'DIFFER'} |`,
       );
     }

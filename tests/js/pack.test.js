@@ -67,7 +67,9 @@ test('the CSS minifier keeps `a :hover` a descendant selector', () => {
 // its first head's weights (api.run's weightHeads, exercise 3.3's head 1 without a second run):
 // wasm 211,804 -> 212,656, module gzip 113,625 -> 113,869 (ceiling 113,700 -> 114,000); the
 // Worker's warm-up shard (lib/worker.js WARM_UP): 113,869 -> 113,999 (ceiling -> 114,200).
-const MODULE_GZIP_CEILING = 114200,
+// Workers' memory made ready before a preset's request (api.memoryBytes(reserve), lib/worker.js)
+// and the result task's faster scans: 114,100 -> 114,273 (ceiling -> 114,300).
+const MODULE_GZIP_CEILING = 114300,
   WASM_CEILING = 214300;
 
 test('causal-attention.js stays under its size ceiling and ships no bench entry', () => {

@@ -97,6 +97,24 @@ test("a shard's stages and out_proj's rows are slices of the whole run, bit for 
   assert.throws(() => api.project(config, [1, 2]), /must be a Float32Array/);
 });
 
+test('memoryBytes(reserve): the heap grown and each page written once, before a run needs it', async () => {
+  const api = await loadApi();
+  const heap = api.heapInUse(),
+    before = api.memoryBytes(),
+    rss = process.memoryUsage().rss,
+    want = before + 48 * 2 ** 20;
+  assert.ok(api.memoryBytes(want) >= want);
+  assert.ok(api.memoryBytes() >= want);
+  assert.equal(api.heapInUse(), heap, 'the block is freed for the run to reuse');
+  // The new memory is resident: a run's first pass over it faults nothing in (a GPT-2 shard's
+  // ~56 MB: 100-140 ms of a Worker's system time)
+  const grew = process.memoryUsage().rss - rss;
+  assert.ok(grew > 0.9 * (want - before), `resident memory grew by ${grew} bytes`);
+  const again = process.memoryUsage().rss;
+  assert.equal(api.memoryBytes(want), api.memoryBytes(), 'already there: nothing to do');
+  assert.ok(Math.abs(process.memoryUsage().rss - again) < 2 ** 20);
+});
+
 test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", async () => {
   const api = await loadApi();
   // What the page asks for (web/page/compute.js): the preset's stages and every head's weights.
@@ -122,9 +140,17 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
       // The runs asked of the Workers, and whether the result was in yet
       const post = Worker.prototype.postMessage;
       window.asked = [];
+      // Number's toLocaleString: its first call starts ICU, 50-80 ms of the result's task
+      const locale = Number.prototype.toLocaleString;
+      window.locale = 0;
+      Number.prototype.toLocaleString = function (...a) {
+        window.locale++;
+        return locale.apply(this, a);
+      };
       Worker.prototype.postMessage = function (msg, transfer) {
         const done = document.querySelector('#progress[data-state="done"]') !== null;
         if (msg && msg.options) window.asked.push([msg.options, done]);
+        if (msg && msg.warm) window.asked.push([msg.warm, done]);
         return post.call(this, msg, transfer);
       };
     }, cores);
@@ -133,9 +159,19 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
     const text = await page.locator('#progress').textContent();
     console.log(`${cores} cores: ${text}`);
     assert.match(text, new RegExp(`^Computed in \\d+ ms ${line}; WebAssembly memory \\d+ MB\\.$`));
+    assert.equal(await page.evaluate(() => window.locale), 0, 'toLocaleString called');
+    assert.match(
+      await page.locator('[data-stage="mha.attn_weights"] .dr').first().textContent(),
+      /^No drawing above 32 tokens \(T = 1024\): its 1,048,576 lines would be too dense/,
+    );
     // Before the result: the shards alone, the first bringing head 1's weights (no second run
     // of that head on the way to the result)
     const early = (await page.evaluate(() => window.asked)).filter(([, done]) => !done);
+    // First, each Worker faults in the memory of the preset's run (api.memoryBytes(reserve))
+    assert.deepEqual(
+      early.splice(0, Math.min(cores, 8)).map(([o]) => o),
+      Array(Math.min(cores, 8)).fill('gpt2'),
+    );
     assert.deepEqual(
       early.map(([o]) => [o.stages.includes('mha.attn_weights'), o.weightHeads || 0]),
       [[true, 1], ...Array(shards - 1).fill([false, 0])],

@@ -4,7 +4,7 @@
 // max |score|, coloured by sign). Masked pairs get a faint cut stub, dropped pairs a dashed
 // one. A multi-head stage (B, H, T, T) gets one drawing per head, side by side beside its
 // table (lib/render.js): no head is drawn over another. SVG built from the table's own data.
-import { fmt } from './format.js';
+import { fmt, grouped } from './format.js';
 import { relative, share } from './scale.js';
 import { byId } from './slices.js';
 
@@ -49,7 +49,7 @@ export function figure(doc, st, wt, batch, info) {
       ' tokens (T = ' +
       T +
       '): its ' +
-      (T * T).toLocaleString('en-US') +
+      grouped(T * T) +
       ' lines would be too dense to read. The heatmap holds the numbers.';
     return box;
   }

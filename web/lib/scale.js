@@ -66,12 +66,14 @@ export function scale(m, info) {
     rel = relative(info),
     cut = info.causal && info.kind !== 'mask', // a mask's own cells are its values
     rows = new Float64Array(m.rows),
+    d = m.data,
     i,
     j,
     x;
+  // Straight from the array (not m.value): a 1024 × 1024 head in a few ms, not 25
   for (i = 0; i < m.rows; i++)
     for (j = 0; j < m.cols; j++)
-      if (!(cut && j > i) && isFinite((x = m.value(i, j)))) {
+      if (!(cut && j > i) && isFinite((x = d[m.offset + i * m.cols + j]))) {
         lo = Math.min(lo, x);
         hi = Math.max(hi, x);
         rows[i]++; // its visible keys

@@ -146,6 +146,8 @@ export function matrix(st, wt, batch) {
     cols: cols,
     corner: corner(info),
     rowNamed: !info.rows, // a vector's one row: named as the book's variable (attn_weights_2)
+    data: data, // value(i, j) is data[offset + i * cols + j]: for loops over a whole matrix
+    offset: offset,
     value: function (i, j) {
       return data[offset + i * cols + j];
     },

@@ -3,6 +3,7 @@
 // dropout tables, §3.6's error when d_out does not divide into num_heads, and the preset's note.
 import { load } from '../lib/api.js';
 import { el } from '../lib/dom.js';
+import { grouped } from '../lib/format.js';
 import { info as stageInfo } from '../lib/facts.js';
 import { pageLater } from './later-load.js';
 import { byId } from '../lib/slices.js';
@@ -59,7 +60,7 @@ function presetNote(api, res, preset) {
   note.replaceChildren(
     api.presets[preset].description +
       ': only its stages are computed, in a Worker; ' +
-      params.toLocaleString('en') +
+      grouped(params) +
       ' parameters. Back to ',
     el(doc, 'a', { href: '#' }, 'the whole chapter'),
     '.',

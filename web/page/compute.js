@@ -22,9 +22,9 @@ function heavy(c) {
   return !!k && (k.multiply_adds > HEAVY || k.work > budget.maxWork / 2);
 }
 
-/** Starts the Workers a preset will run in, before the page's own module is in. */
-export function warm() {
-  runner.warm();
+/** Starts the Workers preset `name` will run in, before the page's own module is in. */
+export function warm(name) {
+  runner.warm(name);
 }
 
 /** The book's walkthrough, already computed: the first compute({}) shows it. */

@@ -1,7 +1,7 @@
 // Beyond the chapter: generating with a KV cache (the book's ch04/03_kv-cache). Every kv.*
 // stage is (batch, head, step, ...) or (batch, step, ...): row t is what step t computed, the
 // cells after it (hatched) did not exist yet at that step.
-import { fmt } from '../format.js';
+import { fmt, grouped } from '../format.js';
 import { at, byId } from '../slices.js';
 
 export var sections = ['kv'];
@@ -26,10 +26,6 @@ export function stepCost(cfg, t) {
   };
 }
 
-function int(n) {
-  return n.toLocaleString('en');
-}
-
 // The cost lines of step t, under every kv cell of that step.
 function costLines(x, t) {
   var c = stepCost(x.cfg, t);
@@ -37,22 +33,22 @@ function costLines(x, t) {
     'Step ' +
       t +
       ' with the cache: ' +
-      int(c.cached) +
+      grouped(c.cached) +
       ' multiply-adds (one token’s projections, ' +
       (t + 1) +
       ' scores and weighted values per head, out_proj); recomputing tokens 0…' +
       t +
       ': ' +
-      int(c.recomputed) +
+      grouped(c.recomputed) +
       ' (' +
       (c.recomputed / c.cached).toFixed(1) +
       '×).',
     'Memory: the cache holds ' +
-      int(c.cacheBytes) +
+      grouped(c.cacheBytes) +
       ' bytes of keys and values after this step; its row of scores is ' +
-      int(c.scoresBytes) +
+      grouped(c.scoresBytes) +
       ' bytes, against ' +
-      int(c.recomputedScoresBytes) +
+      grouped(c.recomputedScoresBytes) +
       ' for the (t + 1)² scores of a recomputation.',
   );
 }
