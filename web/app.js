@@ -44,10 +44,24 @@ url.start(function (hash) {
   if (api) navigate(hash);
   else missed = hash; // followed once the module is in
 });
+// The map of the chapter (app-later.js): drawn once loaded, after the first table; after an
+// edit, once the edit's tables are painted (a frame, then a task, like the URL): drawing a
+// new shape's map in the edit's frame was a fifth of the book's d_out edit's script.
+// main[data-complete] waits for it.
+var mapFrame = 0;
 store.subscribe(function (s, patch) {
   if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(known, s);
-  // the map of the chapter (app-later.js): drawn once loaded, after the first table
-  if ('result' in patch && pageLoaded()) pageLoaded().map.render(s);
+  if ('result' in patch && pageLoaded() && !mapFrame)
+    stages.waitFor(
+      new Promise(function (drawn) {
+        mapFrame = requestAnimationFrame(function () {
+          setTimeout(function () {
+            mapFrame = 0;
+            drawn(pageLoaded().map.render(store.get()));
+          });
+        });
+      }),
+    );
 });
 panel.start();
 // Lecture mode is in app-later.js (page/later-load.js): loaded when it is first turned on, or

@@ -259,3 +259,30 @@ test('every stage box isolates its painting and spans exactly its children (the 
     await suite.done(w);
   }
 });
+
+// An edit's frame paints the tables; the map of the chapter (app-later.js) is redrawn after
+// it (drawing a new shape's map inside the handler was a fifth of the book's d_out edit's
+// script, and its layout and paint most of the frame's): in the handler the map still shows
+// the old shape, once the frame is painted the new one.
+test("an edit's frame paints the tables, the map follows after it", async () => {
+  const w = await suite.open('');
+  const got = await w.page.evaluate(async () => {
+    const q = () => document.querySelector('#map .mn[data-node="queries"] .ms').textContent,
+      d = document.getElementById('d_out'),
+      before = q(),
+      frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+    document.getElementById('queries').scrollIntoView(); // on screen: updated in the handler
+    await frame();
+    await frame();
+    d.value = '3';
+    d.dispatchEvent(new Event('input', { bubbles: true }));
+    const table = document.querySelector('#main [data-stage="queries"]').dataset.shape,
+      inHandler = q();
+    await frame();
+    await new Promise((r) => setTimeout(r));
+    return { before, table, inHandler, after: q() };
+  });
+  assert.deepEqual(got, { before: '(6, 2)', table: '6,3', inHandler: '(6, 2)', after: '(6, 3)' });
+  assert.equal(await ready(w.page), '1');
+  await suite.done(w);
+});

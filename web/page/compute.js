@@ -38,7 +38,8 @@ export function compute(api, c, preset, done, fail) {
   var ticket = ++computing,
     // Sizes that would keep even a Worker busy too long are refused (lib/budget.js); a
     // preset computes its few stages only, in a Worker: its size is known to fit.
-    tooBig = !preset && budget.check(c, heavy(c) ? WORKER_BUDGET : 1),
+    big = !preset && heavy(c), // the cost model asked once: 5% of the book's edit
+    tooBig = !preset && budget.check(c, big ? WORKER_BUDGET : 1),
     options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
   queued = null;
   if (tooBig) return fail(tooBig);
@@ -50,7 +51,7 @@ export function compute(api, c, preset, done, fail) {
       shown(res);
     };
   }
-  if (!preset && !heavy(c)) {
+  if (!preset && !big) {
     var res = first;
     first = null;
     try {
