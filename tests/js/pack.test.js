@@ -94,9 +94,10 @@ test('each module is in one bundle: app.js reads the library from causal-attenti
 // element in causal-attention-wasm.js beside it): the two files' gzip 113,999 -> 115,452 apart;
 // wasm-opt -Oz to a fixed point (wasm 212,564 -> 211,321), the glue without a Node branch and
 // without Embind's wide strings (16,992 -> 14,835 bytes), the library's registry by index:
-// 113,994 (ceilings 114,200 -> 114,100 and 214,300 -> 211,500).
-const MODULE_GZIP_CEILING = 114100,
-  WASM_CEILING = 211500;
+// 113,994; 114,109 with main's WASM exp of the same day (wasm 211,674). The module's ceiling
+// stays 114,200; the wasm's 214,300 -> 211,800.
+const MODULE_GZIP_CEILING = 114200,
+  WASM_CEILING = 211800;
 
 // The module's gzip is that of causal-attention.js (the library) and causal-attention-wasm.js
 // (the wasm, the glue, the element) together: what the widget's one <script> loads.
