@@ -1,4 +1,5 @@
 // The generator against PyTorch's own outputs (tests/golden/rng.json): every value bit for bit.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <climits>
@@ -17,7 +18,17 @@ std::uint64_t seed_of(const nlohmann::json& e) {
                                         : ca::seed_from_int(e["seed"].get<std::int64_t>());
 }
 
+std::vector<float> draws(const nlohmann::json& e);
+
+// The entry's values: from args["first"] on where it has one (long draws: their tail alone).
 std::vector<float> run_entry(const nlohmann::json& e) {
+  std::vector<float> v = draws(e);
+  const std::size_t first = e["args"].value("first", 0);
+  v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(first, v.size())));
+  return v;
+}
+
+std::vector<float> draws(const nlohmann::json& e) {
   ca::Generator gen;
   gen.manual_seed(seed_of(e));
   const std::string call = e["call"];

@@ -1,13 +1,16 @@
 // exp over a row, 4 at a time in WebAssembly SIMD128, with the bits of sleef::expf_u10 (SLEEF's
 // expf8_u10 lane). WebAssembly has no fused multiply-add, so each of SLEEF's is computed in double
-// on two f64x2 halves: the product of two floats is exact in double and the sum is rounded once,
-// so rounding it to float gives the fused result unless the double sum was rounded onto a point
-// exactly halfway between two floats (or rounded among float's subnormals). Which steps can do
-// that was settled over every float d in [-104, 100] (outside it the result is 0, inf or NaN
-// whatever the steps give): the first two sums are exact, the subnormal ones too, and a
-// rounded sum lands halfway only in the 6th and 8th steps (7 inputs; tests/golden/exp_ties.cpp).
-// Those two steps are checked; a group of 4 with a halfway sum is redone by sleef::expf_u10,
-// lane by lane. tests/golden/check_exp.cpp compares all 2^32 inputs.
+// on two f64x2 halves: the product of two floats is exact in double and the sum is rounded once.
+// Settled over every float d in [-104, 100] (outside it the result is 0, inf or NaN whatever the
+// steps give; tests/golden/exp_ties.cpp and exp_binades.cpp):
+// - the first two sums are exact in double: rounding them to float gives the fused result;
+// - the sums of steps 3-6 each stay in one binade [2^e, 2^(e+1)], where floats are 2^(e-23)
+//   apart: adding c + C instead of c, C = 1.5 x 2^(e+29), rounds the double sum once onto that
+//   spacing, the fused float, which taking C away leaves exact (no conversion, no tie);
+// - the 7th and 8th are rounded to double, then to float: a rounded double sum lands halfway
+//   between two floats only in the 8th (6 inputs), which is checked; a group of 4 with a halfway
+//   sum is redone by sleef::expf_u10, lane by lane.
+// tests/golden/check_exp.cpp compares all 2^32 inputs.
 #include <wasm_simd128.h>
 
 #include <cstdint>
@@ -48,37 +51,50 @@ inline v128_t to_float(v128_t d) {
   return wasm_f64x2_promote_low_f32x4(f);
 }
 
-// a * b + c rounded to double, then to float (held as double). With Check, `ties` takes the
-// minimum of the sums' low 32 bits shifted left by 3: INT32_MIN exactly where the low 29 bits are
-// a 1 and 28 zeros, the pattern of a double halfway between two floats.
-template <bool Check>
-inline Wide fma(Wide a, Wide b, Wide c, v128_t& ties) {
-  const v128_t lo = wasm_f64x2_add(wasm_f64x2_mul(a.lo, b.lo), c.lo);
-  const v128_t hi = wasm_f64x2_add(wasm_f64x2_mul(a.hi, b.hi), c.hi);
-  if (Check) ties = wasm_i32x4_min(ties, wasm_i32x4_shl(wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), 3));
-  return {to_float(lo), to_float(hi)};
+// a * b + c in double: the product is exact, the sum rounded once.
+inline Wide sum(Wide a, Wide b, Wide c) {
+  return {wasm_f64x2_add(wasm_f64x2_mul(a.lo, b.lo), c.lo),
+          wasm_f64x2_add(wasm_f64x2_mul(a.hi, b.hi), c.hi)};
+}
+
+inline Wide to_float(Wide w) { return {to_float(w.lo), to_float(w.hi)}; }
+
+// The fused a * b + c for a step whose sums all lie in [2^E, 2^(E+1)]: c + C is exact, the
+// double sum is rounded onto the floats' spacing there, and taking C away is exact.
+template <int E>
+inline Wide fma_in_binade(Wide a, Wide b, float c) {
+  constexpr double C = 1.5 * double(1 << (E + 29));
+  const Wide k = {wasm_f64x2_splat(double(c) + C), wasm_f64x2_splat(double(c) + C)};
+  const Wide s = sum(a, b, k);
+  const v128_t m = wasm_f64x2_splat(C);
+  return {wasm_f64x2_sub(s.lo, m), wasm_f64x2_sub(s.hi, m)};
 }
 
 inline v128_t exp4(v128_t d, v128_t& ties) {
   const v128_t t = wasm_f32x4_mul(
       d, wasm_f32x4_splat(1.442695040888963407359924681001892137426645954152985934135449406931f));
-  // Rounded to even; saturated where cvtps gives INT32_MIN: there x < -104, x > 100 or NaN,
-  // and the result is 0, inf or NaN whatever q is.
-  const v128_t q = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(t));
-  const v128_t qf = wasm_f32x4_convert_i32x4(q);
+  // q = round(t) to even, as cvtps: adding 1.5 x 2^23 leaves t's integer part, rounded, in the
+  // low bits (|t| < 151 here; elsewhere x < -104, x > 100 or NaN, and the result is 0, inf or NaN
+  // whatever q is).
+  const v128_t magic = wasm_f32x4_splat(0x1.8p23f), tm = wasm_f32x4_add(t, magic);
+  const v128_t q = wasm_i32x4_sub(tm, magic), qf = wasm_f32x4_sub(tm, magic);
   // x - q ln 2, ln 2 in two parts. The first: q * ln2_hi is exact in float (8 bits times 16)
   // and so is the double sum: a float multiply and add give the fused bits.
   const Wide s1 =
       widen(wasm_f32x4_add(d, wasm_f32x4_mul(qf, wasm_f32x4_splat(-0.693145751953125f))));
-  Wide s = fma<false>(widen(qf), splat(-1.428606765330187045e-06f), s1, ties);  // exact sum
-  Wide u = splat(0.000198527617612853646278381f);
-  u = fma<false>(u, s, splat(0.00139304355252534151077271f), ties);
-  u = fma<false>(u, s, splat(0.00833336077630519866943359f), ties);
-  u = fma<false>(u, s, splat(0.0416664853692054748535156f), ties);
-  u = fma<true>(u, s, splat(0.166666671633720397949219f), ties);
-  u = fma<false>(u, s, splat(0.5f), ties);
+  const Wide s = to_float(sum(widen(qf), splat(-1.428606765330187045e-06f), s1));  // exact sum
+  Wide u =
+      fma_in_binade<-10>(splat(0.000198527617612853646278381f), s, 0.00139304355252534151077271f);
+  u = fma_in_binade<-7>(u, s, 0.00833336077630519866943359f);
+  u = fma_in_binade<-5>(u, s, 0.0416664853692054748535156f);
+  u = fma_in_binade<-3>(u, s, 0.166666671633720397949219f);
+  u = to_float(sum(u, s, splat(0.5f)));
   const Wide ss = {to_float(wasm_f64x2_mul(s.lo, s.lo)), to_float(wasm_f64x2_mul(s.hi, s.hi))};
-  v128_t r = wasm_f32x4_add(wasm_f32x4_splat(1.0f), narrow(fma<true>(ss, u, s, ties)));
+  // The last step's double sums, checked for halfway (the minimum of their low 32 bits shifted
+  // left by 3: INT32_MIN exactly where the low 29 bits are a 1 and 28 zeros), then to float.
+  const Wide v = sum(ss, u, s);
+  ties = wasm_i32x4_shl(wasm_i32x4_shuffle(v.lo, v.hi, 0, 2, 4, 6), 3);
+  v128_t r = wasm_f32x4_add(wasm_f32x4_splat(1.0f), narrow(v));
   const v128_t bias = wasm_i32x4_splat(0x7f), h = wasm_i32x4_shr(q, 1);
   const auto pow2i = [&](v128_t e) { return wasm_i32x4_shl(wasm_i32x4_add(e, bias), 23); };
   r = wasm_f32x4_mul(wasm_f32x4_mul(r, pow2i(h)), pow2i(wasm_i32x4_sub(q, h)));
@@ -101,7 +117,7 @@ void exp_shifted_simd128(float* w, int n, float max) {
       for (int k = 0; k < 4; ++k) tail[k] = k < left ? x[k] : max;
       x = tail;
     }
-    v128_t ties = wasm_i32x4_splat(INT32_MAX);
+    v128_t ties;
     const v128_t y = exp4(wasm_f32x4_sub(wasm_v128_load(x), m), ties);
     if (!wasm_v128_any_true(wasm_i32x4_eq(ties, tie))) {
       wasm_v128_store(x, y);

@@ -1,6 +1,7 @@
 // Each function names the PyTorch 1.13 kernel it reproduces (aten/src/ATen/native/cpu/).
 #include "generator.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cephes.hpp"
@@ -37,6 +38,21 @@ void normal_fill_16(float* data) {
     data[j] = radius * cos_theta;
     data[j + 8] = radius * sin_theta;
   }
+}
+
+// Long fills go block by block, each block a call of its own (noinline): V8 runs a wasm
+// function's call to its end in the code it started in, so a single call over a GPT-2-size
+// tensor ran in its baseline (Liftoff) code throughout. A multiple of 16 (normal_fill_16).
+constexpr std::size_t kBlock = 4096;
+
+__attribute__((noinline)) void uniform_block(float* d, std::size_t n, Generator& gen, float from,
+                                             float to) {
+  for (std::size_t i = 0; i < n; ++i) d[i] = uniform_float(gen, from, to);
+}
+
+// normal_fill_16 over `groups` consecutive blocks of 16.
+__attribute__((noinline)) void normal_block(float* d, std::size_t groups) {
+  for (std::size_t g = 0; g < groups; ++g) normal_fill_16(d + 16 * g);
 }
 
 // at::normal_distribution<double>: pairs in double, the sine half cached in the generator.
@@ -83,7 +99,9 @@ void Mt19937::seed_through(int last) {
 void uniform_(Tensor& t, double from, double to, Generator& gen) {
   const float f = static_cast<float>(from);
   const float l = static_cast<float>(to);
-  for (float& v : t.data) v = uniform_float(gen, f, l);
+  float* d = t.data.data();
+  for (std::size_t i = 0, n = t.numel(); i < n; i += kBlock)
+    uniform_block(d + i, std::min(kBlock, n - i), gen, f, l);
 }
 
 // normal_kernel: numel >= 16 fills every element with a uniform first, transforms whole
@@ -93,8 +111,13 @@ void normal_(Tensor& t, Generator& gen) {
   const std::size_t n = t.numel();
   float* d = t.data.data();
   if (n >= 16) {
-    for (std::size_t i = 0; i < n; ++i) d[i] = uniform_float(gen, 0.0f, 1.0f);
-    for (std::size_t i = 0; i + 16 <= n; i += 16) normal_fill_16(d + i);
+    // Block by block: each block's uniforms, then its whole 16s (they draw nothing, so the
+    // draws come in the same order as all uniforms first).
+    for (std::size_t i = 0; i < n; i += kBlock) {
+      const std::size_t len = std::min(kBlock, n - i);
+      uniform_block(d + i, len, gen, 0.0f, 1.0f);
+      normal_block(d + i, len / 16);
+    }
     if (n % 16 != 0) {
       float* tail = d + n - 16;
       for (std::size_t i = 0; i < 16; ++i) tail[i] = uniform_float(gen, 0.0f, 1.0f);

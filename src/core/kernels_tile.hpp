@@ -168,14 +168,65 @@ inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int
   tile<V, MR, NV>(g, i, j0, p, pw, lb, le, lb > 0, cols);
 }
 
+// The blocked path's sizes: B's blocks of KC rows x NC = 64 * NR columns, A's of MC rows.
+constexpr int KC = 256, MC = 96;
+
+// B's block of kc rows (from pc) x nc columns (from jc), packed in strips of NR = NV * W
+// columns (kc x NR contiguous, the last strip padded with zeros to whole vectors).
+template <class V>
+__attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, int nc, int pc,
+                                          int kc) {
+  constexpr int W = V::W, NR = V::NV * W;
+  for (int s = 0; s * NR < nc; ++s) {
+    const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
+    float* p = packed + static_cast<long>(s) * NR * KC;
+    if (g.bt) {
+      for (int x = 0; x < pw; ++x) {
+        const float* src = g.b + static_cast<long>(jc + s * NR + min_(x, w - 1)) * g.ldb + pc;
+        for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
+      }
+    } else {
+      for (int l = 0; l < kc; ++l) {
+        const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
+        for (int x = 0; x < w; ++x) p[l * pw + x] = src[x];
+        for (int x = w; x < pw; ++x) p[l * pw + x] = 0.0f;
+      }
+    }
+  }
+}
+
+// Rows [ic, ie) of C over the packed block: columns [jc, jc + nc), l in [pc, pc + kc). A call
+// of its own (noinline), so that a long gemm is many calls: V8 runs a wasm function's call to
+// its end in the code it started in, and only the first calls are its baseline (Liftoff) code.
+template <class V>
+__attribute__((noinline)) void row_blocks(const Args& g, const float* packed, int ic, int ie,
+                                          int jc, int nc, int pc, int kc) {
+  constexpr int W = V::W, MR = V::MR, NR = V::NV * W;
+  const bool lower_out = g.tri == Tri::LowerOut;
+  for (int s = 0; s * NR < nc; ++s) {
+    const int j0 = jc + s * NR;
+    if (lower_out && j0 >= ie) break;
+    const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
+    const float* p = packed + static_cast<long>(s) * NR * KC;
+    int i = ic;
+    for (; i + MR <= ie; i += MR) {
+      if (lower_out && j0 > i + MR - 1) continue;
+      panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
+    }
+    for (; i < ie; ++i) {
+      if (lower_out && j0 > i) continue;
+      panel_tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
+    }
+  }
+}
+
 // The blocked path (Goto's loop order) for B too big for L2: B is packed block by block,
-// KC rows x NC columns, in strips of NR = NV * W columns (KC x NR contiguous, the last strip
-// padded with zeros to whole vectors); a strip stays in L1 while the tiles of MC rows of A
-// (in L2) run over it. Every output still sums over l in order: block after block, each
-// resuming from the partial sum stored in C.
+// KC rows x NC columns (pack_block); a strip stays in L1 while the tiles of MC rows of A (in L2)
+// run over it. Every output still sums over l in order: block after block, each resuming from
+// the partial sum stored in C.
 template <class V>
 void gemm_blocked(const Args& g) {
-  constexpr int W = V::W, MR = V::MR, NR = V::NV * W, KC = 256, MC = 96, NC = 64 * NR;
+  constexpr int MR = V::MR, NC = 64 * V::NV * V::W;
   static_assert(MC % MR == 0, "row blocks of whole tiles");
   float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
@@ -185,42 +236,10 @@ void gemm_blocked(const Args& g) {
     const int nc = min_(NC, n - jc);
     for (int pc = 0; pc < g.k; pc += KC) {
       const int kc = min_(KC, g.k - pc);
-      for (int s = 0; s * NR < nc; ++s) {
-        const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
-        float* p = packed + static_cast<long>(s) * NR * KC;
-        if (g.bt) {
-          for (int x = 0; x < pw; ++x) {
-            const float* src = g.b + static_cast<long>(jc + s * NR + min_(x, w - 1)) * g.ldb + pc;
-            for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
-          }
-        } else {
-          for (int l = 0; l < kc; ++l) {
-            const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
-            for (int x = 0; x < w; ++x) p[l * pw + x] = src[x];
-            for (int x = w; x < pw; ++x) p[l * pw + x] = 0.0f;
-          }
-        }
-      }
+      pack_block<V>(g, packed, jc, nc, pc, kc);
       // LowerK: rows i < pc take nothing from this block.
-      const int ib = lower_k ? pc / MR * MR : 0;
-      for (int ic = ib; ic < g.m; ic += MC) {
-        const int ie = min_(g.m, ic + MC);
-        for (int s = 0; s * NR < nc; ++s) {
-          const int j0 = jc + s * NR;
-          if (lower_out && j0 >= ie) break;
-          const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
-          const float* p = packed + static_cast<long>(s) * NR * KC;
-          int i = ic;
-          for (; i + MR <= ie; i += MR) {
-            if (lower_out && j0 > i + MR - 1) continue;
-            panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
-          }
-          for (; i < ie; ++i) {
-            if (lower_out && j0 > i) continue;
-            panel_tile<V, 1, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
-          }
-        }
-      }
+      for (int ic = lower_k ? pc / MR * MR : 0; ic < g.m; ic += MC)
+        row_blocks<V>(g, packed, ic, min_(g.m, ic + MC), jc, nc, pc, kc);
     }
   }
 }

@@ -823,6 +823,13 @@ def rng_entries():
             for p in (0.5, 0.1, 0.9):
                 torch.manual_seed(s)
                 add(s, "bernoulli_", {"n": 36, "p": p}, flat(torch.empty(36).bernoulli_(p)))
+            # Past the core's fill blocks (4096 floats, src/core/generator.cpp) with a tail that
+            # normal_ redraws: the values from `first` on (every block's draws come before them).
+            for call, n, first in (("randn", 8215, 8150), ("uniform_", 8203, 8180)):
+                torch.manual_seed(s)
+                t = torch.randn(n) if call == "randn" else torch.empty(n).uniform_(-0.25, 0.75)
+                args = {"n": n, "first": first} if call == "randn" else {"n": n, "from": -0.25, "to": 0.75, "first": first}
+                add(s, call, args, flat(t[first:]))
             torch.manual_seed(s)
             first = torch.randn(3)
             second = torch.randn(3)

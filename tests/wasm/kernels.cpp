@@ -81,7 +81,8 @@ void check_gemm(int m, int n, int k, Tri tri, int pad, std::mt19937& rng) {
 // The inputs x where a fused step of SLEEF's exp (the fifth to the eighth) sums, in double, to
 // exactly halfway between two floats, over every float in [-104, 100] (tests/golden/exp_ties.cpp).
 // In the first 7 the double sum was itself rounded, so float(double) may not be the fused result
-// (the kernel checks steps 6 and 8 and redoes such lanes); in the others the sum was exact.
+// (the kernel rounds step 6 by a constant, exp_binades.cpp, and checks step 8, redoing such
+// lanes); in the others the sum was exact.
 const std::uint32_t kTies[] = {
     0x347fffff, 0x34ffffff, 0x357ffffd, 0x35fffffb, 0x3634002d, 0x367ffff5, 0x36ffffeb, 0x34000000,
     0x3a000000, 0x3c000000, 0x3e704800, 0x3e800000, 0x3ea321c1, 0x3eafcf1c, 0x3ebe3430, 0x3ecaa830,
