@@ -64,9 +64,9 @@ export var budget = {
   work: work,
   /** '' when the configuration (computing only `stages` when given) is quick enough for the
    *  main thread (factor times the budget: for a Worker), else why not: the sizes (num_heads
-   *  and context_length where given). */
-  check: function (config, factor, stages) {
-    var w = work(config, stages);
+   *  and context_length where given). known: its cost() when the caller has it. */
+  check: function (config, factor, stages, known) {
+    var w = known ? known.work : work(config, stages);
     if (!w || w <= budget.maxWork * (factor || 1)) return '';
     return (
       sizes(config) +

@@ -49,8 +49,14 @@ export function book() {
       known: known,
       result: {
         config: s.result.config,
+        // a title or code that is the stage table's is not in the snapshot (src/wasm/pack.js)
         stages: s.result.stages.map(function (st) {
-          return Object.assign({}, st, { data: floats(st.data) });
+          var t = known.stages.find(function (x) {
+            return x.id === st.id;
+          });
+          return Object.assign({ id: st.id, title: t.title, code: t.code }, st, {
+            data: floats(st.data),
+          });
         }),
       },
     };

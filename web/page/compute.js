@@ -15,10 +15,10 @@ var doc = document,
   timer = 0; // the progress line's ticking clock
 
 // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
-// takes tens of ms; GPT-2's 1024 × 768 about a second), by the core's cost model (api.cost):
-// its multiply-adds, or half the main thread's budget (many heads, a long context_length).
-function heavy(c) {
-  var k = budget.cost(c);
+// takes tens of ms; GPT-2's 1024 × 768 about a second), by its cost k (api.cost, the core's
+// cost model): its multiply-adds, or half the main thread's budget (many heads, a long
+// context_length).
+function heavy(k) {
   return !!k && (k.multiply_adds > HEAVY || k.work > budget.maxWork / 2);
 }
 
@@ -38,8 +38,10 @@ export function compute(api, c, preset, done, fail) {
   var ticket = ++computing,
     // Sizes that would keep even a Worker busy too long are refused (lib/budget.js); a
     // preset computes its few stages only, in a Worker: its size is known to fit.
-    big = !preset && heavy(c), // the cost model asked once: 5% of the book's edit
-    tooBig = !preset && budget.check(c, big ? WORKER_BUDGET : 1),
+    // The core's cost model, asked once (three times was 13% of the book's edit's script).
+    k = !preset && budget.cost(c),
+    big = heavy(k),
+    tooBig = !preset && budget.check(c, big ? WORKER_BUDGET : 1, null, k),
     options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
   queued = null;
   if (tooBig) return fail(tooBig);
