@@ -258,7 +258,7 @@ test('every stage box isolates its painting and spans exactly its children (the 
 // An edit's frame paints the tables; the map of the chapter (app-later.js) is redrawn after
 // it (drawing a new shape's map inside the handler was a fifth of the book's d_out edit's
 // script, and its layout and paint most of the frame's): in the handler the map still shows
-// the old shape, once the frame is painted the new one.
+// the old shape, a frame later the new one.
 test("an edit's frame paints the tables, the map follows after it", async () => {
   const w = await suite.open('');
   const got = await w.page.evaluate(async () => {
@@ -274,7 +274,7 @@ test("an edit's frame paints the tables, the map follows after it", async () => 
     const table = document.querySelector('#main [data-stage="queries"]').dataset.shape,
       inHandler = q();
     await frame();
-    await new Promise((r) => setTimeout(r));
+    await frame();
     return { before, table, inHandler, after: q() };
   });
   assert.deepEqual(got, { before: '(6, 2)', table: '6,3', inHandler: '(6, 2)', after: '(6, 3)' });
