@@ -32,6 +32,7 @@ const browser = [
   'CausalAttention',
   'CausalAttentionModule',
   'CAUSAL_ATTENTION_WASM',
+  'importScripts',
   'performance',
   'requestAnimationFrame',
   'cancelAnimationFrame',

@@ -19,7 +19,8 @@ cmake --build "$out/wasm" -j"$jobs"
 # book's run, computed by the module, inside app.js: the page paints it before loading the wasm).
 rm -rf "$out/web"
 mkdir -p "$out/web"
-cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-later.js" "$out/web/"
+cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-wasm.js" \
+  "$out/wasm/causal-attention-later.js" "$out/web/"
 node src/wasm/pack.js --page web "$out/web" "$out/web/causal-attention.js"
 
 # The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,

@@ -2,9 +2,10 @@
 //
 //   causal-attention.js          the module as the page ships it: a classic script (a <script>
 //                                from node_modules or a CDN) that is also CommonJS (require)
+//   causal-attention-wasm.js     the wasm and the Emscripten glue, which it loads beside it
 //   causal-attention-later.js    what the widget loads after its first table (explanations,
 //                                the PNG and SVG exports: web/lib/lazy.js), beside it
-//   causal-attention.mjs         the same code (both files) as an ES module with the named exports of the
+//   causal-attention.mjs         the same code (the three files) as an ES module with the named exports of the
 //                                .d.ts, for `import` (Node) and for bundlers ("browser"): without
 //                                Emscripten's Node branch, whose require("fs") and require("path")
 //                                no bundler resolves for a browser and whose __dirname Node's ESM
@@ -12,8 +13,10 @@
 //   causal-attention.d.ts/.d.mts the types, for CommonJS and ESM importers
 //
 // package.json's "exports" picks the entry by condition, so the package bundles with esbuild,
-// Rollup, webpack or Vite without flags. The Node branch is cut by exact text: if Emscripten's
-// glue changes shape, this fails instead of shipping a bundle that breaks.
+// Rollup, webpack or Vite without flags. The glue has no Node branch (the loader passes the
+// wasm's bytes); causal-attention.js's last line, its Node exports (src/wasm/pack.js), is cut
+// by its first words: if either changes shape, this fails instead of shipping a bundle that
+// breaks.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -21,6 +24,8 @@ const path = require('path');
 const [moduleJs, out] = process.argv.slice(2);
 const root = path.resolve(__dirname, '..');
 const code = fs.readFileSync(moduleJs, 'utf8'),
+  wasmJs = path.join(path.dirname(moduleJs), 'causal-attention-wasm.js'),
+  glued = fs.readFileSync(wasmJs, 'utf8'),
   laterJs = path.join(path.dirname(moduleJs), 'causal-attention-later.js'),
   later = fs.readFileSync(laterJs, 'utf8');
 
@@ -31,31 +36,25 @@ for (const name of NAMES)
   if (!new RegExp(`^export (function|const) ${name}\\b`, 'm').test(types))
     throw new Error(`package.js: the .d.ts declares no ${name}`);
 
-function replaceExactly(text, from, to, count) {
-  const n = text.split(from).length - 1;
-  if (n !== count)
-    throw new Error(
-      `package.js: expected ${count} × ${JSON.stringify(from)} in the glue, found ${n}`,
-    );
-  return text.split(from).join(to);
-}
-const NODE =
-  '"object"==typeof process&&"object"==typeof process.versions&&"string"==typeof process.versions.node';
-let browser = replaceExactly(code, NODE, '!1', 1);
-browser = replaceExactly(browser, 'require("path")', '(void 0)', 2);
-browser = replaceExactly(browser, 'require("fs")', '(void 0)', 1);
-browser = replaceExactly(browser, '__dirname+"/"', '""', 1);
+const FOOTER = '\nif("object"==typeof module&&module.exports){';
+if (code.split(FOOTER).length !== 2 || !/\n[^\n]*\n$/.test(code.slice(code.indexOf(FOOTER))))
+  throw new Error("package.js: causal-attention.js's last line is not its Node exports");
+const library = code.slice(0, code.indexOf(FOOTER) + 1);
 // The libraries' `typeof globalThis != "undefined" ? globalThis : this`: in an ES module `this`
 // is undefined at the top level, and Rollup warns about every such `this`.
-browser = browser.split('"undefined"!=typeof globalThis?globalThis:this').join('globalThis');
-if (/\brequire\(|__dirname/.test(browser))
+const esm = (text) =>
+  text.split('"undefined"!=typeof globalThis?globalThis:this').join('globalThis');
+const browser = esm(library) + esm(glued);
+if (/\brequire\(|__dirname/.test(browser + later))
   throw new Error('package.js: the ESM entry still requires');
 const exportsOf = (from) => NAMES.map((n) => `export const ${n} = ${from}.${n};`).join('\n') + '\n';
 
 fs.mkdirSync(out, { recursive: true });
 fs.writeFileSync(path.join(out, 'causal-attention.js'), code);
+fs.copyFileSync(wasmJs, path.join(out, 'causal-attention-wasm.js'));
 fs.copyFileSync(laterJs, path.join(out, 'causal-attention-later.js'));
-// An ES module has no script URL to load a file beside it from: the later code is inside.
+// An ES module has no script URL to load a file beside it from: the wasm and the later code
+// are inside (each registers itself after the library, lib/lazy.js reads them there).
 fs.writeFileSync(
   path.join(out, 'causal-attention.mjs'),
   browser + '\n' + later + exportsOf('globalThis.CausalAttention'),

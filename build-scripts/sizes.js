@@ -11,8 +11,8 @@ const path = require('path');
 const zlib = require('zlib');
 
 const FIRST_TABLE = {
-  page: ['app.js', 'index.html', 'style.css'],
-  widget: ['causal-attention.js', 'embed.html', 'embed.js'],
+  page: ['app.js', 'causal-attention.js', 'index.html', 'style.css'],
+  widget: ['causal-attention-wasm.js', 'causal-attention.js', 'embed.html', 'embed.js'],
 };
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;

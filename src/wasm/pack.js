@@ -3,13 +3,16 @@
 // minifies them.
 //
 //   node pack.js GLUE.js MODULE.wasm OUT.js
-//     causal-attention.js: the wasm deflated (by zopfli, ~2 KB smaller than zlib -9) and
-//     base64-encoded into CAUSAL_ATTENTION_WASM (web/lib/api.js inflates it; plain base64, as
-//     SINGLE_FILE embeds it, gzips ~9 KB worse), then the Emscripten glue, then the bundle of
-//     web/lib/index.js (the API, the element, everything the page shares with it). The base64
-//     comes first: between the glue and the libraries it cost 1.1 KB of gzip (the JS on both
-//     sides of it compresses better together). Beside it, causal-attention-later.js (lib/later.js:
-//     what the page and the widget load after their first table, web/lib/lazy.js).
+//     causal-attention.js (OUT.js): the bundle of web/lib/index.js (the API, the element,
+//     everything the page shares with it). The one <script> a blogger adds; the page loads it
+//     before app.js, which reads the library from it (each byte once in the page directory).
+//     Beside it, what it loads by its own URL (web/lib/lazy.js):
+//     causal-attention-wasm.js, the module: the wasm deflated (by zopfli, ~2 KB smaller than
+//     zlib -9) and base64-encoded (web/lib/api.js inflates it; plain base64, as SINGLE_FILE
+//     embeds it, gzips ~9 KB worse), then the Emscripten glue; it registers both as
+//     {wasm, factory}. The widget loads it at once, the page after its first table.
+//     causal-attention-later.js (lib/later.js): what the page and the widget load after their
+//     first table.
 //   node pack.js --page SRC_DIR OUT_DIR [MODULE.js]
 //     The page: its scripts bundled (app.js, embed.js, app-later.js), every other file of SRC_DIR
 //     but the modules (lib/, the entries' imports) and type declarations copied, .css through
@@ -20,9 +23,8 @@
 //
 // One copy of each module: each bundle registers the namespaces of the modules that bundles
 // loaded after it import (SHARED, on CausalAttention), and their imports of one of them read it
-// there instead of bundling a second copy (BUNDLES). A module registered first stays: on the
-// page, app.js holds the library's modules it needs and registers them before
-// causal-attention.js (loaded after the first table, for its wasm) would.
+// there instead of bundling a second copy (BUNDLES): the page's app.js reads the library from
+// causal-attention.js, loaded before it.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -45,34 +47,50 @@ const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": name
 // (`after`) from CausalAttention.__modules instead of bundling a second copy. The "later"
 // ones hold what the first table does not need (web/lib/lazy.js loads them when first used or
 // in idle time) and register their entry's namespace under their own file name.
+// The library (lib/, hash.js) is causal-attention.js's: with `library`, also the library's
+// modules that those entries import, so that the page's app.js holds none of them.
 const BUNDLES = [
-  { out: 'causal-attention.js', entry: 'lib/index.js', after: [] },
+  { out: 'causal-attention.js', entry: 'lib/index.js', after: [], library: ['app.js'] },
+  // the module: after the deflated wasm and the glue (packModule)
+  {
+    out: 'causal-attention-wasm.js',
+    entry: 'lib/module.js',
+    after: ['causal-attention.js'],
+    later: true,
+  },
   {
     out: 'causal-attention-later.js',
     entry: 'lib/later.js',
     after: ['causal-attention.js'],
     later: true,
   },
-  // The page's first script: the library's modules it needs (not the wasm: the book's first
-  // tables come from the snapshot) and the page; it registers them for the later bundles in
-  // place of causal-attention.js (standsFor), which it loads after its first table.
-  { out: 'app.js', entry: 'app.js', after: [], standsFor: 'causal-attention.js' },
+  // The page, after causal-attention.js (the library, not the wasm: the book's first tables
+  // come from the snapshot; it loads causal-attention-wasm.js after its first table).
+  { out: 'app.js', entry: 'app.js', after: ['causal-attention.js'] },
   { out: 'embed.js', entry: 'embed.js', after: ['causal-attention.js'] },
   {
     out: 'app-later.js',
     entry: 'page/later.js',
-    after: ['app.js', 'causal-attention-later.js'],
+    after: ['causal-attention.js', 'app.js', 'causal-attention-later.js'],
     later: true,
   },
 ];
-const MODULE = BUNDLES.slice(0, 2); // beside the wasm (causal-attention*.js)
-const PAGE = BUNDLES.slice(2); // the page's scripts
+// causal-attention.js's last line, for Node (require): the exports, and the files beside it
+// (lib/lazy.js) required from its directory. build-scripts/package.js cuts it from the ES
+// module by its first words.
+const NODE_FOOTER =
+  'if("object"==typeof module&&module.exports){module.exports=CausalAttention;' +
+  'Object.defineProperty(CausalAttention,"__require",{value:function(f){' +
+  'return module.require(__dirname+"/"+f)}})}';
+const MODULE = BUNDLES.slice(0, 3); // the module's JS (causal-attention*.js)
+const PAGE = BUNDLES.slice(3); // the page's scripts
 
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');
 
 // Imports of `held` modules left outside the bundle, or read from CausalAttention.__modules.
-// snapshot: the text of page/snapshot.js in this bundle (the book's run), if any.
-function outside(held, registry, snapshot) {
+// snapshot: the text of page/snapshot.js in this bundle (the book's run), if any. keyOf(m, name):
+// the key of a module's name in the registry (served).
+function outside(held, registry, snapshot, keyOf) {
   return {
     name: 'outside',
     setup(build) {
@@ -86,10 +104,19 @@ function outside(held, registry, snapshot) {
         if (!held.has(file) || args.kind === 'entry-point') return undefined;
         return registry ? { path: file, namespace: 'shared' } : { path: file, external: true };
       });
+      // The library's keys are indices: it must be this build's causal-attention.js (keyOf.id).
+      build.onResolve({ filter: /^pack:library$/ }, () => ({
+        path: 'library',
+        namespace: 'shared',
+      }));
       // registry: {module: [the names this bundle imports from it]}
       if (registry)
         build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
-          contents: `export var { ${registry[args.path].join(', ')} } = CausalAttention.${SHARED}[${JSON.stringify(args.path)}];`,
+          contents:
+            args.path === 'library'
+              ? `if (CausalAttention.${SHARED}[${JSON.stringify(MODULE[0].out)}] !== ${JSON.stringify(keyOf.id)}) throw new Error(${JSON.stringify(`${MODULE[0].out} is not from this build`)});`
+              : (keyOf.library(args.path) ? "import 'pack:library';\n" : '') +
+                `export var { ${registry[args.path].map((n) => `${keyOf(args.path, n)}: ${n}`).join(', ')} } = CausalAttention.${SHARED}[${JSON.stringify(args.path)}];`,
           loader: 'js',
         }));
     },
@@ -99,13 +126,13 @@ function outside(held, registry, snapshot) {
 // Per bundle: its modules (what its entry imports, transitively, that no bundle before it
 // holds) and what it imports from those before it: {module: [names]}, read from esbuild's
 // output, where each import of a module left outside is one statement.
+const LIBRARY = /^(lib\/|hash\.js$)/;
 async function plan() {
   const modules = {},
     imports = {};
-  for (const b of BUNDLES) {
-    const held = new Set(b.after.flatMap((a) => modules[a]));
+  const graph = async (entry, held) => {
     const r = await esbuild.build({
-      entryPoints: [path.join(WEB, b.entry)],
+      entryPoints: [path.join(WEB, entry)],
       bundle: true,
       write: false,
       metafile: true,
@@ -113,9 +140,18 @@ async function plan() {
       logLevel: 'silent',
       plugins: [outside(held)],
     });
-    modules[b.out] = Object.keys(r.metafile.inputs)
+    const files = Object.keys(r.metafile.inputs)
       .filter((f) => !f.startsWith('<'))
       .map((f) => relative(path.resolve(f)));
+    return { r, files };
+  };
+  for (const b of BUNDLES) {
+    const held = new Set(b.after.flatMap((a) => modules[a]));
+    const { r, files } = await graph(b.entry, held);
+    for (const other of b.library || [])
+      for (const f of (await graph(BUNDLES.find((o) => o.out === other).entry, held)).files)
+        if (LIBRARY.test(f) && !files.includes(f)) files.push(f);
+    modules[b.out] = files;
     imports[b.out] = {};
     // import {a, b as c} from "m"; or import * as ns from "m" (every name m exports)
     for (const m of r.outputFiles[0].text.matchAll(
@@ -143,15 +179,35 @@ async function exportsOf(file) {
   return Object.values(r.metafile.outputs)[0].exports;
 }
 
+// The names of module m that the bundles after its own import, sorted: what its bundle registers.
+function served(imports, m) {
+  return [...new Set(Object.values(imports).flatMap((i) => i[m] || []))].sort();
+}
+// A name's key in the registry: the library's (what causal-attention.js serves: most of what
+// the page's scripts import) by its index in served(), which costs a digit in each bundle
+// instead of the name; the page's modules by name.
+function keys({ modules, imports }) {
+  const library = (m) => modules[MODULE[0].out].includes(m),
+    keyOf = (m, name) => (library(m) ? served(imports, m).indexOf(name) : name);
+  keyOf.library = library;
+  keyOf.id = require('crypto') // the build's: the served names, hashed
+    .createHash('sha256')
+    .update(JSON.stringify(modules[MODULE[0].out].map((m) => [m, served(imports, m)])))
+    .digest('hex')
+    .slice(0, 8);
+  return keyOf;
+}
+
 // Bundle b: its entry, then the namespaces of its modules that later bundles import,
 // registered in CausalAttention.__modules (a later bundle: its entry's whole namespace too).
-async function bundle(b, { modules, imports }, snapshot) {
-  const used = {},
-    serves = (o) =>
-      o.after.includes(b.out) || (b.standsFor && o.later && o.after.includes(b.standsFor));
+async function bundle(b, p, snapshot) {
+  const { modules, imports } = p,
+    used = {},
+    keyOf = keys(p),
+    serves = (o) => o.after.includes(b.out);
   for (const other of BUNDLES.filter(serves))
-    for (const [m, names] of Object.entries(imports[other.out]))
-      if (modules[b.out].includes(m)) used[m] = [...new Set([...(used[m] || []), ...names])].sort();
+    for (const m of Object.keys(imports[other.out]))
+      if (modules[b.out].includes(m)) used[m] = served(imports, m);
   const held = new Set(b.after.flatMap((a) => modules[a])),
     mods = Object.keys(used).sort();
   const entry = [
@@ -160,9 +216,9 @@ async function bundle(b, { modules, imports }, snapshot) {
     `var CA = globalThis.CausalAttention || (globalThis.CausalAttention = {}),`,
     `  R = CA.${SHARED} || Object.defineProperty(CA, '${SHARED}', { value: {} }).${SHARED},`,
     '  M = {',
-    ...mods.map((m, k) => `  '${m}': { ${used[m].map((n) => `${n}: m${k}_${n}`)} },`),
+    ...mods.map((m, k) => `  '${m}': { ${used[m].map((n) => `${keyOf(m, n)}: m${k}_${n}`)} },`),
     b.later ? `  '${b.out}': entry,` : '',
-    b.out === MODULE[0].out ? `  '${b.out}': CA,` : '', // lib/lazy.js's later(MODULE)
+    b.out === MODULE[0].out ? `  '${b.out}': '${keyOf.id}',` : '',
     '};',
     'Object.keys(M).forEach(function (k) { R[k] = R[k] || M[k]; }); // the first copy stays',
   ].join('\n');
@@ -175,35 +231,37 @@ async function bundle(b, { modules, imports }, snapshot) {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [outside(held, imports[b.out], snapshot)],
-    footer:
-      b.out === 'causal-attention.js'
-        ? {
-            js: "if (typeof module === 'object' && module.exports) module.exports = CausalAttention;",
-          }
-        : undefined,
+    metafile: true,
+    plugins: [outside(held, imports[b.out], snapshot, keyOf)],
   });
+  // a module the plan gave it that nothing here imports would be in no bundle at all
+  const inside = Object.keys(r.metafile.inputs).map((f) => relative(path.resolve(f)));
+  const lost = modules[b.out].filter((m) => !inside.includes(m));
+  if (lost.length) throw new Error(`${b.out} does not hold ${lost.join(', ')}`);
   // CA_READABLE=1: not minified, for profiles with the functions' names (edit-profile.js).
   if (process.env.CA_READABLE) return r.outputFiles[0].text;
   return (await minify(r.outputFiles[0].text, TERSER)).code;
 }
 
-// causal-attention.js (the deflated wasm, the glue, the library) and causal-attention-later.js
-// beside it.
+// causal-attention.js (the library), and beside it causal-attention-wasm.js (the deflated wasm,
+// the glue: registered as {wasm, factory} for lib/api.js) and causal-attention-later.js.
+// CAUSAL_ATTENTION_WASM comes first, the glue after it: the JS on both sides of the base64
+// compressed worse apart (1.1 KB of gzip when it sat between the glue and the library).
 async function packModule(glue, wasm, out) {
   const deflated = Buffer.from(await deflateRaw(fs.readFileSync(wasm), { numiterations: 15 }));
   const p = await plan();
+  fs.writeFileSync(out, (await bundle(MODULE[0], p)) + '\n' + NODE_FOOTER + '\n');
   fs.writeFileSync(
-    out,
+    path.join(path.dirname(out), MODULE[1].out),
     [
       `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
       fs.readFileSync(glue, 'utf8'),
-      await bundle(MODULE[0], p),
-    ].join('\n'),
+      await bundle(MODULE[1], p),
+    ].join('\n') + '\n',
   );
   fs.writeFileSync(
-    path.join(path.dirname(out), MODULE[1].out),
-    (await bundle(MODULE[1], p)) + '\n',
+    path.join(path.dirname(out), MODULE[2].out),
+    (await bundle(MODULE[2], p)) + '\n',
   );
 }
 
@@ -212,34 +270,54 @@ function minifyCss(css) {
   return csso.minify(css, { restructure: false }).css;
 }
 
+// A list of records with the same keys by columns: [keys, one row of values per record] (the
+// keys repeated per record cost ~1.5 KB gzip in the snapshot); page/book.js's records() reads it.
+function columns(list) {
+  const keys = Object.keys(list[0]);
+  for (const r of list)
+    if (Object.keys(r).join() !== keys.join()) throw new Error(`columns: ${Object.keys(r)}`);
+  return [keys, ...list.map((r) => keys.map((k) => r[k]))];
+}
+
 // page/snapshot.js with the book's run and the core's tables as module `file` (a packed
 // causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
-// (little-endian), read back by page/book.js. JSON.parse of one string: parsed faster than
-// the same object as code.
+// (little-endian), read back by page/book.js; a stage's title and code null where they are the
+// stage table's (page/book.js puts those back); the lists of records by columns, stageIds left
+// out (the stage table's ids in order). JSON.parse of one string: parsed faster than the same
+// object as code.
 async function snapshotOf(file) {
   const api = await require(path.resolve(file)).load();
   const res = api.run({});
+  const table = Object.fromEntries(api.stages.map((st) => [st.id, st]));
+  const own = (id, key, value) => (value === table[id][key] ? null : value);
+  if (api.stageIds.join() !== api.stages.map((st) => st.id).join()) throw new Error('stageIds');
   const data = {
-    stageIds: api.stageIds,
-    stages: api.stages,
-    sections: api.sections,
+    stages: columns(api.stages),
+    sections: columns(api.sections),
     limits: api.limits,
     defaults: api.defaults,
     // the seeds' ranges are BigInts: {bigint: decimal text}, page/book.js makes them BigInts
-    settings: api.settings.map((st) =>
-      Object.fromEntries(
-        Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+    settings: columns(
+      api.settings.map((st) =>
+        Object.fromEntries(
+          Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+        ),
       ),
     ),
     presets: api.presets,
     result: {
       config: res.config,
-      stages: res.stages.map((st) => ({
-        ...st,
-        data: Buffer.from(st.data.buffer, st.data.byteOffset, st.data.byteLength).toString(
-          'base64',
-        ),
-      })),
+      stages: columns(
+        res.stages.map(({ id, title, code, ...st }) => ({
+          id,
+          title: own(id, 'title', title),
+          code: own(id, 'code', code),
+          ...st,
+          data: Buffer.from(st.data.buffer, st.data.byteOffset, st.data.byteLength).toString(
+            'base64',
+          ),
+        })),
+      ),
     },
   };
   return `export var snapshot = JSON.parse(${JSON.stringify(JSON.stringify(data))});`;
@@ -250,12 +328,6 @@ async function packPage(src, out, module) {
   const p = await plan();
   module = module || path.join(out, MODULE[0].out);
   const snapshot = fs.existsSync(module) ? await snapshotOf(module) : null;
-  // The later bundles read what causal-attention.js registers from app.js on the page: app.js
-  // must hold it (else causal-attention-later.js, loaded before the module, would find nothing).
-  const missing = BUNDLES.filter((o) => o.later && o.after.includes(MODULE[0].out))
-    .flatMap((o) => Object.keys(p.imports[o.out]))
-    .filter((m) => !p.modules['app.js'].includes(m));
-  if (missing.length) throw new Error(`app.js must hold ${missing.join(', ')}`);
   fs.mkdirSync(out, { recursive: true });
   for (const b of PAGE.filter((x) => fs.existsSync(path.join(src, x.entry))))
     fs.writeFileSync(path.join(out, b.out), await bundle(b, p, b.out === 'app.js' && snapshot));
@@ -277,12 +349,16 @@ function copyPage(from, to) {
   }
 }
 
-const args = process.argv.slice(2);
-const done =
-  args[0] === '--page'
-    ? packPage(path.resolve(args[1]), path.resolve(args[2]), args[3])
-    : packModule(args[0], args[1], args[2]);
-done.catch((e) => {
-  console.error(`pack.js: ${e.message}`);
-  process.exit(1);
-});
+module.exports = { BUNDLES, plan }; // for tests/js/pack.test.js
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const done =
+    args[0] === '--page'
+      ? packPage(path.resolve(args[1]), path.resolve(args[2]), args[3])
+      : packModule(args[0], args[1], args[2]);
+  done.catch((e) => {
+    console.error(`pack.js: ${e.message}`);
+    process.exit(1);
+  });
+}

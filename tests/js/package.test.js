@@ -25,6 +25,7 @@ test('package.json describes the published package', () => {
   assert.equal(manifest.types, 'causal-attention.d.ts');
   assert.deepEqual(manifest.files, [
     'causal-attention.js',
+    'causal-attention-wasm.js',
     'causal-attention-later.js',
     'causal-attention.mjs',
     'causal-attention.d.ts',
@@ -58,6 +59,7 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
       'LICENSE',
       'README.md',
       'causal-attention-later.js',
+      'causal-attention-wasm.js',
       'causal-attention.d.mts',
       'causal-attention.d.ts',
       'causal-attention.js',

@@ -1,18 +1,19 @@
-// causal-attention.js: the JS API, the <causal-attention-demo> element and what the page
-// shares with it, as one namespace: the global CausalAttention (and module.exports in Node,
-// which src/wasm/pack.js appends: an ES module has no `module`).
+// causal-attention.js: the JS API and what the page shares with the widget, as one namespace:
+// the global CausalAttention (and module.exports in Node, which src/wasm/pack.js appends: an
+// ES module has no `module`). The module and the <causal-attention-demo> element are
+// causal-attention-wasm.js beside it (lib/module.js): loaded at once on a host page, after its
+// first table on ours (index.html's data-module="later"), by load() in a Worker or Node.
 // Inside the Worker it starts from itself (worker.js), the same file only serves runs.
 import { load } from './api.js';
 import { budget } from './budget.js';
 import * as draw from './draw.js';
-import { define } from './element.js';
 import * as exportsOf from './export.js';
 import { shownIndices, torchFormat } from './format.js';
 import { textOf } from './table.js';
 import { state as heatmapState } from './heatmap.js';
 import * as hash from '../hash.js';
 import * as json from './json.js';
-import { LIB_LATER, later, loaded } from './lazy.js';
+import { LIB_LATER, MODULE, later, loaded } from './lazy.js';
 import { nonFinite } from './nonfinite.js';
 import { inWorker, serve } from './worker.js';
 
@@ -52,8 +53,9 @@ var ns = {
   },
 };
 
+var script = typeof document !== 'undefined' && document.currentScript;
 if (inWorker) serve();
-else define();
+else if (script && script.dataset.module !== 'later') later(MODULE).catch(function () {}); // load() says why
 // On the page, app.js ran first and registered the modules it shares (src/wasm/pack.js): kept.
 var before = globalThis.CausalAttention;
 if (before && before.__modules) Object.defineProperty(ns, '__modules', { value: before.__modules });

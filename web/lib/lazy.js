@@ -4,13 +4,16 @@
 // snippet) and, on the page, app-later.js (page/later.js: lecture mode, "Why are my numbers
 // different?"). Same origin as causal-attention.js, so they load from file:// and under a strict
 // CSP (script-src 'self'); each registers its namespace in CausalAttention.__modules under its
-// file name (src/wasm/pack.js). The npm package's causal-attention.js has them inside.
+// file name (src/wasm/pack.js). The module itself (the wasm and its glue) is one of them:
+// causal-attention-wasm.js, which the widget loads at once and the page after its first table.
+// Outside a page they load at once: a Worker imports them, Node requires them (beside).
 import { scriptUrl } from './worker.js';
 
 export var LIB_LATER = 'causal-attention-later.js';
-// The module (the wasm, its glue and the library): the page's app.js loads it after its first
-// table (lib/api.js), and it registers the global CausalAttention under its file name.
-export var MODULE = 'causal-attention.js';
+// The module: the deflated wasm and the Emscripten glue (lib/api.js's load() reads them from
+// its namespace). Apart from the library (causal-attention.js), which the page's app.js reads
+// before its first table: the page directory holds each byte once.
+export var MODULE = 'causal-attention-wasm.js';
 var loading = {};
 
 /** The namespace of bundle `file` if it has run, else undefined. */
@@ -26,6 +29,7 @@ export function later(file, after) {
   if (loaded(file)) return Promise.resolve(loaded(file));
   if (!loading[file])
     loading[file] = (after ? later(after) : Promise.resolve()).then(function () {
+      if (typeof document === 'undefined') return beside(file);
       return new Promise(function (resolve, reject) {
         var doc = document,
           s = doc.createElement('script');
@@ -42,6 +46,16 @@ export function later(file, after) {
       });
     });
   return loading[file];
+}
+
+// A Worker (started from causal-attention.js) imports the file beside its script; Node
+// requires it beside causal-attention.js (its __require: src/wasm/pack.js).
+function beside(file) {
+  var ns = globalThis.CausalAttention;
+  if (typeof importScripts === 'function') importScripts(new URL(file, location.href).href);
+  else if (ns && ns.__require) ns.__require(file);
+  if (!loaded(file)) throw new Error(file + ' did not start');
+  return loaded(file);
 }
 
 /** fn(namespace of bundle `file`): at once when it has run (no frame in between), else once

@@ -66,10 +66,7 @@ export function serve() {
   };
 }
 
-// This script's own URL, known only while it first runs: the page's runner starts the Worker
-// from it (page/runner.js). The page's app.js holds this code without the wasm (lib/api.js):
-// its Worker starts from causal-attention.js beside it.
-var own =
-  typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : '';
+// This script's own URL (causal-attention.js: the page's app.js reads this module from it),
+// known only while it first runs: the page's runner starts the Worker from it (page/runner.js).
 export var scriptUrl =
-  own && typeof CAUSAL_ATTENTION_WASM !== 'string' ? new URL('causal-attention.js', own).href : own;
+  typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : '';
