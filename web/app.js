@@ -45,9 +45,9 @@ url.start(function (hash) {
   else missed = hash; // followed once the module is in
 });
 // The map of the chapter (app-later.js): drawn once loaded, after the first table; after an
-// edit, once the edit's tables are painted (a frame, then a task, like the URL): drawing a
-// new shape's map in the edit's frame was a fifth of the book's d_out edit's script.
-// main[data-complete] waits for it.
+// edit, in the frame after the edit's (a task after its frame ran before the frame's other
+// tasks, and a frame's end is seen by one): drawing a new shape's map in the edit's frame was
+// a fifth of the book's d_out edit's script. main[data-complete] waits for it.
 var mapFrame = 0;
 store.subscribe(function (s, patch) {
   if ('result' in patch || 'torch' in patch || 'absolute' in patch) chapter.render(known, s);
@@ -55,7 +55,7 @@ store.subscribe(function (s, patch) {
     stages.waitFor(
       new Promise(function (drawn) {
         mapFrame = requestAnimationFrame(function () {
-          setTimeout(function () {
+          requestAnimationFrame(function () {
             mapFrame = 0;
             drawn(pageLoaded().map.render(store.get()));
           });

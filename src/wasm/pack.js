@@ -270,40 +270,54 @@ function minifyCss(css) {
   return csso.minify(css, { restructure: false }).css;
 }
 
+// A list of records with the same keys by columns: [keys, one row of values per record] (the
+// keys repeated per record cost ~1.5 KB gzip in the snapshot); page/book.js's records() reads it.
+function columns(list) {
+  const keys = Object.keys(list[0]);
+  for (const r of list)
+    if (Object.keys(r).join() !== keys.join()) throw new Error(`columns: ${Object.keys(r)}`);
+  return [keys, ...list.map((r) => keys.map((k) => r[k]))];
+}
+
 // page/snapshot.js with the book's run and the core's tables as module `file` (a packed
 // causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
-// (little-endian), read back by page/book.js; a stage's title and code only where they are not
-// the stage table's (page/book.js puts those back). JSON.parse of one string: parsed faster
-// than the same object as code.
+// (little-endian), read back by page/book.js; a stage's title and code null where they are the
+// stage table's (page/book.js puts those back); the lists of records by columns, stageIds left
+// out (the stage table's ids in order). JSON.parse of one string: parsed faster than the same
+// object as code.
 async function snapshotOf(file) {
   const api = await require(path.resolve(file)).load();
   const res = api.run({});
   const table = Object.fromEntries(api.stages.map((st) => [st.id, st]));
-  const own = (st, key) => (st[key] === table[st.id][key] ? {} : { [key]: st[key] });
+  const own = (id, key, value) => (value === table[id][key] ? null : value);
+  if (api.stageIds.join() !== api.stages.map((st) => st.id).join()) throw new Error('stageIds');
   const data = {
-    stageIds: api.stageIds,
-    stages: api.stages,
-    sections: api.sections,
+    stages: columns(api.stages),
+    sections: columns(api.sections),
     limits: api.limits,
     defaults: api.defaults,
     // the seeds' ranges are BigInts: {bigint: decimal text}, page/book.js makes them BigInts
-    settings: api.settings.map((st) =>
-      Object.fromEntries(
-        Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+    settings: columns(
+      api.settings.map((st) =>
+        Object.fromEntries(
+          Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+        ),
       ),
     ),
     presets: api.presets,
     result: {
       config: res.config,
-      stages: res.stages.map(({ id, title, code, ...st }) => ({
-        id,
-        ...own({ id, title }, 'title'),
-        ...own({ id, code }, 'code'),
-        ...st,
-        data: Buffer.from(st.data.buffer, st.data.byteOffset, st.data.byteLength).toString(
-          'base64',
-        ),
-      })),
+      stages: columns(
+        res.stages.map(({ id, title, code, ...st }) => ({
+          id,
+          title: own(id, 'title', title),
+          code: own(id, 'code', code),
+          ...st,
+          data: Buffer.from(st.data.buffer, st.data.byteOffset, st.data.byteLength).toString(
+            'base64',
+          ),
+        })),
+      ),
     },
   };
   return `export var snapshot = JSON.parse(${JSON.stringify(JSON.stringify(data))});`;

@@ -26,6 +26,17 @@ function setting(st) {
   return out;
 }
 
+/** The records of a list written by columns (src/wasm/pack.js): [keys, one row per record]. */
+function records(cols) {
+  return cols.slice(1).map(function (row) {
+    var r = {};
+    cols[0].forEach(function (k, i) {
+      r[k] = row[i];
+    });
+    return r;
+  });
+}
+
 /** {known, result}: the module's tables as url.read, stages.build and form.show read them
  *  (stageIds, stages, sections, limits, defaults, settings, presets; facts.js is filled with
  *  them), and the book's walkthrough as api.run({}) returns it; null when the page was built
@@ -34,27 +45,32 @@ export function book() {
   if (!snapshot) return null;
   if (!decoded) {
     var s = snapshot,
-      settings = s.settings.map(setting),
+      settings = records(s.settings).map(setting),
+      stages = records(s.stages),
       known = {
-        stageIds: s.stageIds,
-        stages: s.stages,
-        sections: s.sections,
+        stageIds: stages.map(function (st) {
+          return st.id;
+        }),
+        stages: stages,
+        sections: records(s.sections),
         limits: s.limits,
         defaults: s.defaults,
         settings: settings,
         presets: s.presets,
       };
-    setTables(s, s.presets, settings, null); // the cost model arrives with the module
+    setTables(known, s.presets, settings, null); // the cost model arrives with the module
     decoded = {
       known: known,
       result: {
         config: s.result.config,
-        // a title or code that is the stage table's is not in the snapshot (src/wasm/pack.js)
-        stages: s.result.stages.map(function (st) {
-          var t = known.stages.find(function (x) {
+        // a title or code that is the stage table's is null in the snapshot (src/wasm/pack.js)
+        stages: records(s.result.stages).map(function (st) {
+          var t = stages.find(function (x) {
             return x.id === st.id;
           });
-          return Object.assign({ id: st.id, title: t.title, code: t.code }, st, {
+          return Object.assign({}, st, {
+            title: st.title === null ? t.title : st.title,
+            code: st.code === null ? t.code : st.code,
             data: floats(st.data),
           });
         }),
