@@ -376,7 +376,7 @@ if (next && isBook(next)) {
       .catch(failed),
   );
 } else {
-  if (next && next.preset) warm(next.preset); // exercise 3.3's Workers load their modules meanwhile
+  if (next && next.preset) warm(); // exercise 3.3's Workers load their modules meanwhile
   loadModule()
     .then(function (loaded) {
       api = loaded;

@@ -150,7 +150,6 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
       Worker.prototype.postMessage = function (msg, transfer) {
         const done = document.querySelector('#progress[data-state="done"]') !== null;
         if (msg && msg.options) window.asked.push([msg.options, done]);
-        if (msg && msg.warm) window.asked.push([msg.warm, done]);
         return post.call(this, msg, transfer);
       };
     }, cores);
@@ -167,11 +166,6 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
     // Before the result: the shards alone, the first bringing head 1's weights (no second run
     // of that head on the way to the result)
     const early = (await page.evaluate(() => window.asked)).filter(([, done]) => !done);
-    // First, each Worker faults in the memory of the preset's run (api.memoryBytes(reserve))
-    assert.deepEqual(
-      early.splice(0, Math.min(cores, 8)).map(([o]) => o),
-      Array(Math.min(cores, 8)).fill('gpt2'),
-    );
     assert.deepEqual(
       early.map(([o]) => [o.stages.includes('mha.attn_weights'), o.weightHeads || 0]),
       [[true, 1], ...Array(shards - 1).fill([false, 0])],

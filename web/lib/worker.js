@@ -37,17 +37,6 @@ var WARM_UP = [
   { preset: 'gpt2', shard: [0, 1, 0, 12] },
 ];
 
-// {warm: preset} (page/runner.js, before its request): the memory its shard will use, faulted
-// in now, 8 MB more a task while no request has come (a fresh 4 KB page costs ~3 µs here: a
-// GPT-2 shard's ~55 MB were 100-300 ms of its CPU; api.memoryBytes). 3/4 of the run's bytes
-// (api.cost): a shard of one batch element reaches 69 MB of GPT-2's 92 (a pool of one, the
-// whole run, faults the rest in itself).
-var asked = false; // a request came: no more reserving
-function reserve(api, bytes, upTo) {
-  upTo = Math.min(bytes, upTo + (8 << 20));
-  if (!asked && api.memoryBytes(upTo) && upTo < bytes) setTimeout(reserve, 0, api, bytes, upTo);
-}
-
 /** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
  *  transfers the stages' buffers back. */
 export function serve() {
@@ -61,10 +50,7 @@ export function serve() {
   );
   globalThis.onmessage = function (e) {
     var msg = e.data;
-    asked = asked || !msg.warm;
     load().then(function (api) {
-      if (msg.warm)
-        return reserve(api, (api.cost({}, { preset: msg.warm }).bytes * 3) / 4, api.heapInUse());
       var out = msg.project
           ? projectHere(api, msg.config, msg.project)
           : runHere(api, msg.config, msg.options),

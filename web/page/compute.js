@@ -22,9 +22,9 @@ function heavy(k) {
   return !!k && (k.multiply_adds > HEAVY || k.work > budget.maxWork / 2);
 }
 
-/** Starts the Workers preset `name` will run in, before the page's own module is in. */
-export function warm(name) {
-  runner.warm(name);
+/** Starts the Workers a preset will run in, before the page's own module is in. */
+export function warm() {
+  runner.warm();
 }
 
 /** The book's walkthrough, already computed: the first compute({}) shows it. */

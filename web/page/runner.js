@@ -151,13 +151,13 @@ export function runner() {
           throw e;
         });
     },
-    /** Starts the pool's Workers now (each loads its module at once and makes ready the
-     *  memory of `preset`'s run), and loads the pool's steps (page/pool.js): it is coming. */
-    warm: function (preset) {
+    /** Starts the pool's Workers now (each loads its module at once), and loads the pool's
+     *  steps (page/pool.js): a preset is coming. */
+    warm: function () {
       pageLater();
       for (var i = 0; i < poolSize() && !broken; i++)
         try {
-          worker(i).postMessage({ warm: preset });
+          worker(i);
         } catch (e) {
           // none may start here: runs go to the main thread
         }
