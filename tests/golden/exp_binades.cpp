@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <initializer_list>
+
+#include "exp_inputs.hpp"
 
 namespace {
 
@@ -44,23 +44,12 @@ float step(Step& st, float a, float b) {
 }  // namespace
 
 int main() {
-  std::uint64_t n = 0;
-  for (const float limit : {100.0f, -104.0f}) {
-    std::uint32_t u = std::signbit(limit) ? 0x80000000u : 0, last;
-    std::memcpy(&last, &limit, 4);
-    for (;; ++u) {
-      float x;
-      std::memcpy(&x, &u, 4);
-      ++n;
-      const float t = x * 1.442695040888963407359924681001892137426645954152985934135449406931f;
-      const float q = static_cast<float>(static_cast<std::int32_t>(std::nearbyint(t)));
-      float s = std::fma(q, -0.693145751953125f, x);
-      s = std::fma(q, -1.428606765330187045e-06f, s);
-      float v = 0.000198527617612853646278381f;
-      for (Step& st : steps) v = step(st, v, s);
-      if (u == last) break;
-    }
-  }
+  const std::uint64_t n = each_exp_input([](float x, float q) {
+    float s = std::fma(q, -0.693145751953125f, x);
+    s = std::fma(q, -1.428606765330187045e-06f, s);
+    float v = 0.000198527617612853646278381f;
+    for (Step& st : steps) v = step(st, v, s);
+  });
   std::printf("%llu inputs\n", static_cast<unsigned long long>(n));
   int i = 3;
   for (const Step& st : steps)

@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
+
+#include "exp_inputs.hpp"
 
 namespace {
 
@@ -41,29 +42,18 @@ float step(int i, float a, float b, float c) {
 }  // namespace
 
 int main() {
-  std::uint64_t n = 0;
-  for (const float limit : {100.0f, -104.0f}) {
-    std::uint32_t u = std::signbit(limit) ? 0x80000000u : 0, last;
-    std::memcpy(&last, &limit, 4);
-    for (;; ++u) {
-      float x;
-      std::memcpy(&x, &u, 4);
-      current = x;
-      ++n;
-      const float t = x * 1.442695040888963407359924681001892137426645954152985934135449406931f;
-      const float q = static_cast<float>(static_cast<std::int32_t>(std::nearbyint(t)));
-      float s = step(1, q, -0.693145751953125f, x);
-      s = step(2, q, -1.428606765330187045e-06f, s);
-      float v = 0.000198527617612853646278381f;
-      v = step(3, v, s, 0.00139304355252534151077271f);
-      v = step(4, v, s, 0.00833336077630519866943359f);
-      v = step(5, v, s, 0.0416664853692054748535156f);
-      v = step(6, v, s, 0.166666671633720397949219f);
-      v = step(7, v, s, 0.5f);
-      step(8, s * s, v, s);
-      if (u == last) break;
-    }
-  }
+  const std::uint64_t n = each_exp_input([](float x, float q) {
+    current = x;
+    float s = step(1, q, -0.693145751953125f, x);
+    s = step(2, q, -1.428606765330187045e-06f, s);
+    float v = 0.000198527617612853646278381f;
+    v = step(3, v, s, 0.00139304355252534151077271f);
+    v = step(4, v, s, 0.00833336077630519866943359f);
+    v = step(5, v, s, 0.0416664853692054748535156f);
+    v = step(6, v, s, 0.166666671633720397949219f);
+    v = step(7, v, s, 0.5f);
+    step(8, s * s, v, s);
+  });
   std::printf("%llu inputs\n", static_cast<unsigned long long>(n));
   for (int i = 1; i <= 8; ++i)
     std::printf(
