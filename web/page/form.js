@@ -4,7 +4,7 @@
 import { stringify } from '../hash.js';
 import { el } from '../lib/dom.js';
 import { parseNumber } from '../lib/format.js';
-import { keysOf, setting, settings } from '../lib/settings.js';
+import { keysOf, settings } from '../lib/settings.js';
 import * as editor from './editor.js';
 
 var doc = document,
@@ -12,7 +12,8 @@ var doc = document,
   fields = form.elements,
   NUMBERS = [],
   BOOLS = [],
-  CHOICES = [];
+  CHOICES = [],
+  EMPTY = {}; // the keys of the settings shown empty (settings.js): read on every edit
 
 // One setting's control: a checkbox, a select of its choices or a text field, its label (the
 // table's), its error line; a note of index.html's (<template id="notes">, data-note=KEY) after
@@ -51,6 +52,7 @@ export function start() {
     notes = doc.getElementById('notes');
   settings().forEach(function (s) {
     var last = groups[groups.length - 1];
+    EMPTY[s.key] = s.empty;
     if (!last || last.name !== s.group) groups.push((last = { name: s.group, nodes: [] }));
     last.nodes = last.nodes.concat(control(s, notes));
   });
@@ -70,7 +72,7 @@ export function start() {
 
 // Equal configuration values (numbers, BigInt seeds, arrays of them, text).
 function same(a, b) {
-  return stringify({ x: a }) === stringify({ x: b });
+  return Object.is(a, b) || stringify({ x: a }) === stringify({ x: b });
 }
 
 /** The settings as a config of their non-default keys. book: the book's resolved config
@@ -78,13 +80,14 @@ function same(a, b) {
 export function read(api, book, shown, tokens) {
   var c = {},
     randn = editor.randn(),
-    model = editor.read(),
-    rows =
-      model &&
-      model.rows.map(function (r) {
-        return r.map(parseNumber);
-      });
-  c.inputs = randn || (model ? rows : shown.inputs);
+    model = editor.read();
+  c.inputs =
+    randn ||
+    (model
+      ? model.rows.map(function (r) {
+          return r.map(parseNumber);
+        })
+      : shown.inputs);
   var T = randn ? randn.randn[0] : c.inputs.length;
   if (same(c.inputs, book.inputs)) delete c.inputs;
   tokens = tokens || editor.pendingTokens() || (model || shown).tokens;
@@ -92,7 +95,7 @@ export function read(api, book, shown, tokens) {
   NUMBERS.forEach(function (k) {
     var text = fields[k].value,
       v = parseNumber(text);
-    if (setting(k).empty ? text.trim() : !same(v, book[k])) c[k] = v; // empty context_length = T
+    if (EMPTY[k] ? text.trim() : !same(v, book[k])) c[k] = v; // empty context_length = T
   });
   BOOLS.forEach(function (k) {
     if (fields[k].checked !== book[k]) c[k] = fields[k].checked;
@@ -109,7 +112,7 @@ export function show(api, c, res) {
     randn = cfg.inputs.randn ? c.inputs : null;
   editor.setRandn(randn);
   NUMBERS.forEach(function (k) {
-    fields[k].value = k in c ? c[k] : setting(k).empty ? '' : cfg[k];
+    fields[k].value = k in c ? c[k] : EMPTY[k] ? '' : cfg[k];
   });
   BOOLS.forEach(function (k) {
     fields[k].checked = cfg[k];
