@@ -7,6 +7,8 @@
 //          (build-scripts/edit-timing.js; edit-profile.js traces it)         30 ms (T = 32), 50 (T = 128)
 // for the book and randn T = 32 and 128; at T = 1024 × 768 (d_out 64) the bytes crossing into
 // JS, the wasm memory and the page's Worker time; the core's native benchmark. Medians.
+// `--base DIR`: another build's page directory (e.g. main's, before a change) timed in the same
+// invocation, its loads and edits interleaved with this build's, and the ratios printed.
 // `--output FILE` also writes the printout, dated, with the CPU and the load average, to FILE
 // (docs/performance-budgets.md is that file: the docs copy no figure by hand). The README's
 // sizes: `node build-scripts/sizes.js --readme`.
@@ -175,44 +177,72 @@ async function bigCase(context, url, summary) {
   summary.big = { bytes: big.all, memory: big.memory };
 }
 
+// --base DIR: another build's page directory, timed interleaved with this one (ratios printed).
+const baseAt = process.argv.indexOf('--base');
+const base = baseAt > 0 ? path.resolve(process.argv[baseAt + 1]) : '';
+
 async function browser() {
   // Loads are served as the page is (it asks for no cross-origin isolation): with COOP and
   // COEP, Chromium moves each navigation into a new browsing context group, a renderer
   // process of its own, which a reader following a link does not wait for (the floor read
   // 2-3x longer that way). Edits are timed on a cross-origin isolated server, where
   // performance.now() has 5 µs resolution instead of 100 µs.
-  const plain = await serveWith(web, FLOOR_FILES),
-    server = await serveWith(web, FLOOR_FILES, {
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    });
+  const builds = [web, ...(base ? [base] : [])],
+    label = (b) => (builds.length > 1 ? (b ? ' (base)' : ' (this)') : ''),
+    plain = [],
+    server = [];
+  for (const dir of builds) {
+    plain.push(await serveWith(dir, FLOOR_FILES));
+    server.push(
+      await serveWith(dir, FLOOR_FILES, {
+        'Cross-Origin-Opener-Policy': 'same-origin',
+        'Cross-Origin-Embedder-Policy': 'require-corp',
+      }),
+    );
+  }
   const { context, close } = await launch();
-  const summary = {};
+  const summary = {},
+    baseline = {};
+  // this build's median, and with --base its ratio to the base's
+  const ratio = (a, b) => (b === undefined ? '' : `; this / base = ${(a / b).toFixed(2)}`);
   try {
-    const url = server.url + 'index.html',
-      loadUrl = plain.url + 'index.html';
+    const url = server[0].url + 'index.html',
+      loadUrl = plain[0].url + 'index.html';
     const cold = await load(context, loadUrl);
     await cold.page.close();
     console.log(
-      `\nLoad: navigation start -> DOM built (data-ready) and -> that frame painted (after layout and paint), in a new tab, from ${plain.url} (not cross-origin isolated, as the page is served; target <= ${READY_TARGET} ms painted)`,
+      `\nLoad: navigation start -> DOM built (data-ready) and -> that frame painted (after layout and paint), in a new tab, from ${plain[0].url} (not cross-origin isolated, as the page is served; target <= ${READY_TARGET} ms painted)` +
+        (base ? `; ${base} (base) loaded in turn with this build` : ''),
     );
     console.log(
       `  book, first load, empty cache     DOM ${ms(cold.at)}, painted ${ms(cold.painted)}`,
     );
     for (const [name, hash] of [['floor: 1 table', ''], ...CASES]) {
-      const dom = [],
-        painted = [],
-        floor = !summary.floor;
-      for (let k = 0; k < LOADS; k++) {
-        const l = await load(context, floor ? plain.url + FLOOR : loadUrl + hash);
-        dom.push(l.at);
-        painted.push(l.painted);
-        await l.page.close();
+      const floor = !summary.floor,
+        n = floor ? 1 : builds.length,
+        dom = builds.map(() => []),
+        painted = builds.map(() => []);
+      for (let k = 0; k < LOADS; k++)
+        for (let b = 0; b < n; b++) {
+          const l = await load(context, plain[b].url + (floor ? FLOOR : 'index.html' + hash));
+          dom[b].push(l.at);
+          painted[b].push(l.painted);
+          await l.page.close();
+        }
+      for (let b = 0; b < n; b++) {
+        console.log(
+          `  ${(name + (floor ? '' : label(b))).padEnd(14)} DOM built      ${stats(dom[b])}`,
+        );
+        console.log(
+          `  ${''.padEnd(14)} painted        ${stats(painted[b])}` +
+            (b === 0 && n > 1 ? ratio(median(painted[0]), median(painted[1])) : ''),
+        );
       }
-      console.log(`  ${name.padEnd(14)} DOM built      ${stats(dom)}`);
-      console.log(`  ${''.padEnd(14)} painted        ${stats(painted)}`);
-      if (floor) summary.floor = median(painted);
-      else summary[name] = { load: median(painted) };
+      if (floor) summary.floor = median(painted[0]);
+      else {
+        summary[name] = { load: median(painted[0]) };
+        if (base) baseline[name] = { load: median(painted[1]) };
+      }
     }
 
     console.log(
@@ -221,8 +251,12 @@ async function browser() {
     const W = '[data-stage="W_query"] td[data-row="0"][data-col="0"]';
     let isolated = true;
     for (const [name, hash] of CASES) {
-      const { page } = await load(context, url + hash);
-      isolated = isolated && (await page.evaluate(() => crossOriginIsolated));
+      const pages = [];
+      for (const s of server.slice(0, builds.length)) {
+        const { page } = await load(context, s.url + 'index.html' + hash);
+        isolated = isolated && (await page.evaluate(() => crossOriginIsolated));
+        pages.push(page);
+      }
       // dropout_example's code line shows p, in a table's caption or above a heatmap.
       const runs = [
         ['dropout 0.5 <-> 0.4', '#dropout', ['0.5', '0.4'], '[data-stage="dropout_example"] code'],
@@ -236,16 +270,34 @@ async function browser() {
           ['0.55', '0.9'],
           '[data-stage="queries"] td[data-row="1"][data-col="0"]',
         ]);
-      const all = [];
+      const all = builds.map(() => []);
       for (const [what, selector, values, check] of runs) {
-        const r = await edits(page, { selector, values, check }, EDITS);
-        console.log(
-          `  ${name.padEnd(14)} ${what.padEnd(26)} DOM ${ms(median(r.dom))}, painted ${stats(r.painted)}`,
-        );
-        all.push(...r.painted);
+        // with --base, the two builds' edits in turn, half of them each time
+        const got = builds.map(() => ({ dom: [], painted: [] })),
+          parts = builds.length > 1 ? 2 : 1;
+        for (let p = 0; p < parts; p++)
+          for (let b = 0; b < builds.length; b++) {
+            await pages[b].bringToFront(); // a page behind another gets throttled frames
+            const r = await edits(pages[b], { selector, values, check }, EDITS / parts);
+            got[b].dom.push(...r.dom);
+            got[b].painted.push(...r.painted);
+          }
+        for (let b = 0; b < builds.length; b++) {
+          console.log(
+            `  ${(name + label(b)).padEnd(14)} ${what.padEnd(26)} DOM ${ms(median(got[b].dom))}, painted ${stats(got[b].painted)}` +
+              (b === 0 && base ? ratio(median(got[0].painted), median(got[1].painted)) : ''),
+          );
+          all[b].push(...got[b].painted);
+        }
       }
-      summary[name].edit = median(all);
-      await page.close();
+      summary[name].edit = median(all[0]);
+      if (base) {
+        baseline[name].edit = median(all[1]);
+        console.log(
+          `  ${name.padEnd(14)} every edit: this ${ms(summary[name].edit)}, base ${ms(baseline[name].edit)}${ratio(summary[name].edit, baseline[name].edit)}`,
+        );
+      }
+      for (const page of pages) await page.close();
     }
 
     try {
@@ -258,8 +310,7 @@ async function browser() {
     return summary;
   } finally {
     await close();
-    await server.close();
-    await plain.close();
+    for (const s of [...server, ...plain]) await s.close();
   }
 }
 
