@@ -245,8 +245,8 @@ function wrap(m) {
     heapInUse: function () {
       return m.heapInUse();
     },
-    memoryBytes: function (reserve) {
-      return m.memoryBytes(+reserve || 0);
+    memoryBytes: function () {
+      return m.memoryBytes();
     },
     // Live Embind handles (for leak tests): a run must leave none behind.
     liveHandles: function () {
