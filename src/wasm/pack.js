@@ -7,10 +7,13 @@
 //     everything the page shares with it). The one <script> a blogger adds; the page loads it
 //     before app.js, which reads the library from it (each byte once in the page directory).
 //     Beside it, what it loads by its own URL (web/lib/lazy.js):
-//     causal-attention-wasm.js, the module: the wasm deflated (by zopfli, ~2 KB smaller than
-//     zlib -9) and base64-encoded (web/lib/api.js inflates it; plain base64, as SINGLE_FILE
-//     embeds it, gzips ~9 KB worse), then the Emscripten glue; it registers both as
-//     {wasm, factory}. The widget loads it at once, the page after its first table.
+//     causal-attention-wasm.js, the module: the Emscripten glue and lib/module.js (the API's
+//     wrapper, the element), and beside it causal-attention-wasm-data.js, the wasm deflated (by
+//     zopfli, ~2 KB smaller than zlib -9) and base64-encoded (lib/module.js inflates it; plain
+//     base64, as SINGLE_FILE embeds it, gzips ~9 KB worse). Two files, fetched side by side
+//     (lib/lazy.js): in one, zlib's blocks mixed the base64 and the JS (-892 B gzip apart,
+//     Node's zlib; -587 GNU gzip). The widget loads them at once, the page after its first
+//     table.
 //     causal-attention-later.js (lib/later.js): what the page and the widget load after their
 //     first table.
 //   node pack.js --page SRC_DIR OUT_DIR [MODULE.js]
@@ -83,6 +86,7 @@ const NODE_FOOTER =
   'Object.defineProperty(CausalAttention,"__require",{value:function(f){' +
   'return module.require(__dirname+"/"+f)}})}';
 const MODULE = BUNDLES.slice(0, 3); // the module's JS (causal-attention*.js)
+const WASM_DATA = 'causal-attention-wasm-data.js'; // the wasm (web/lib/lazy.js's WASM_DATA)
 const PAGE = BUNDLES.slice(3); // the page's scripts
 
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');
@@ -243,21 +247,21 @@ async function bundle(b, p, snapshot) {
   return (await minify(r.outputFiles[0].text, TERSER)).code;
 }
 
-// causal-attention.js (the library), and beside it causal-attention-wasm.js (the deflated wasm,
-// the glue: registered as {wasm, factory} for lib/api.js) and causal-attention-later.js.
-// CAUSAL_ATTENTION_WASM comes first, the glue after it: the JS on both sides of the base64
-// compressed worse apart (1.1 KB of gzip when it sat between the glue and the library).
+// causal-attention.js (the library), and beside it causal-attention-wasm.js (the glue and
+// lib/module.js), causal-attention-wasm-data.js (the deflated wasm, registered as a base64
+// string under its file name, like a bundle's namespace: lib/lazy.js) and
+// causal-attention-later.js.
 async function packModule(glue, wasm, out) {
   const deflated = Buffer.from(await deflateRaw(fs.readFileSync(wasm), { numiterations: 15 }));
   const p = await plan();
   fs.writeFileSync(out, (await bundle(MODULE[0], p)) + '\n' + NODE_FOOTER + '\n');
   fs.writeFileSync(
+    path.join(path.dirname(out), WASM_DATA),
+    `CausalAttention.${SHARED}[${JSON.stringify(WASM_DATA)}]="${deflated.toString('base64')}";\n`,
+  );
+  fs.writeFileSync(
     path.join(path.dirname(out), MODULE[1].out),
-    [
-      `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
-      fs.readFileSync(glue, 'utf8'),
-      await bundle(MODULE[1], p),
-    ].join('\n') + '\n',
+    [fs.readFileSync(glue, 'utf8'), await bundle(MODULE[1], p)].join('\n') + '\n',
   );
   fs.writeFileSync(
     path.join(path.dirname(out), MODULE[2].out),
@@ -349,7 +353,7 @@ function copyPage(from, to) {
   }
 }
 
-module.exports = { BUNDLES, plan }; // for tests/js/pack.test.js
+module.exports = { BUNDLES, WASM_DATA, plan }; // for tests/js/pack.test.js
 
 if (require.main === module) {
   const args = process.argv.slice(2);

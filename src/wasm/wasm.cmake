@@ -80,6 +80,7 @@ file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE
      ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js ${CMAKE_BINARY_DIR}/causal-attention-wasm.js
+         ${CMAKE_BINARY_DIR}/causal-attention-wasm-data.js
          ${CMAKE_BINARY_DIR}/causal-attention-later.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js
           $<TARGET_FILE:causal-attention-module>

@@ -57,7 +57,12 @@ test('the book paints its first table with app.js, causal-attention.js (the libr
   const later = await page.evaluate(() =>
     performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname.split('/').pop()),
   );
-  for (const f of ['causal-attention-wasm.js', 'causal-attention-later.js', 'app-later.js'])
+  for (const f of [
+    'causal-attention-wasm.js',
+    'causal-attention-wasm-data.js',
+    'causal-attention-later.js',
+    'app-later.js',
+  ])
     assert.ok(later.includes(f), `${f} was not loaded after the first table: ${later}`);
   // and works: an explanation, lecture mode
   await page.click('#main [data-stage="attn_scores"] td[data-row="1"][data-col="2"]');
