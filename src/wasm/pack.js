@@ -4,8 +4,9 @@
 //
 //   node pack.js GLUE.js MODULE.wasm OUT.js
 //     causal-attention.js (OUT.js): the bundle of web/lib/index.js (the API, the element,
-//     everything the page shares with it). The one <script> a blogger adds; the page loads it
-//     before app.js, which reads the library from it (each byte once in the page directory).
+//     everything the page shares with it, the stage notes and setting help of src/texts.json).
+//     The one <script> a blogger adds; the page loads it before app.js, which reads the library
+//     from it (each byte once in the page directory).
 //     Beside it, what it loads by its own URL (web/lib/lazy.js):
 //     causal-attention-wasm.js, the module: the Emscripten glue and lib/module.js (the API's
 //     wrapper, the element), and beside it causal-attention-wasm-data.js, the wasm deflated (by
@@ -45,6 +46,9 @@ const TERSER = {
 };
 const WEB = path.resolve(__dirname, '../../web');
 const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": namespace, ...}
+// The display texts (stage notes, setting help), read by the native build too: see
+// src/cli/texts.hpp. The snapshot leaves them out; web/lib/texts.js has them.
+const TEXTS = JSON.parse(fs.readFileSync(path.join(__dirname, '../texts.json'), 'utf8'));
 
 // The bundles, in the order they load: each reads the modules of the bundles before it
 // (`after`) from CausalAttention.__modules instead of bundling a second copy. The "later"
@@ -53,7 +57,15 @@ const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": name
 // The library (lib/, hash.js) is causal-attention.js's: with `library`, also the library's
 // modules that those entries import, so that the page's app.js holds none of them.
 const BUNDLES = [
-  { out: 'causal-attention.js', entry: 'lib/index.js', after: [], library: ['app.js'] },
+  // first: the display texts open the file, prose beside prose: interleaved with the code,
+  // zlib's blocks (a Huffman table each) mix both: -241 B gzip (Node's zlib), -308 (GNU gzip).
+  {
+    out: 'causal-attention.js',
+    entry: 'lib/index.js',
+    after: [],
+    library: ['app.js'],
+    first: ['lib/texts.js'],
+  },
   // the module: after the deflated wasm and the glue (packModule)
   {
     out: 'causal-attention-wasm.js',
@@ -103,6 +115,13 @@ function outside(held, registry, snapshot, keyOf) {
           contents: snapshot,
           loader: 'js',
         }));
+      // src/texts.json: its values only, as arrays in its order (web/lib/texts.js)
+      build.onLoad({ filter: /[\\/]src[\\/]texts\.json$/ }, () => ({
+        contents: Object.entries(TEXTS)
+          .map(([group, texts]) => `export var ${group} = ${JSON.stringify(Object.values(texts))};`)
+          .join('\n'),
+        loader: 'js',
+      }));
       build.onResolve({ filter: /^\./ }, (args) => {
         const file = relative(path.resolve(args.resolveDir, args.path));
         if (!held.has(file) || args.kind === 'entry-point') return undefined;
@@ -215,6 +234,7 @@ async function bundle(b, p, snapshot) {
   const held = new Set(b.after.flatMap((a) => modules[a])),
     mods = Object.keys(used).sort();
   const entry = [
+    ...(b.first || []).map((m) => `import './${m}';`), // evaluated first: first in the file
     b.later ? `import * as entry from './${b.entry}';` : `import './${b.entry}';`,
     ...mods.map((m, k) => `import { ${used[m].map((n) => `${n} as m${k}_${n}`)} } from './${m}';`),
     `var CA = globalThis.CausalAttention || (globalThis.CausalAttention = {}),`,
@@ -295,18 +315,26 @@ async function snapshotOf(file) {
   const table = Object.fromEntries(api.stages.map((st) => [st.id, st]));
   const own = (id, key, value) => (value === table[id][key] ? null : value);
   if (api.stageIds.join() !== api.stages.map((st) => st.id).join()) throw new Error('stageIds');
+  // web/lib/texts.js reads the texts by index: the file's order must be the tables'
+  if (Object.keys(TEXTS.notes).join() !== api.stageIds.join())
+    throw new Error("src/texts.json's notes are not the stage table's ids in order");
+  if (Object.keys(TEXTS.help).join() !== api.settings.map((st) => st.key).join())
+    throw new Error("src/texts.json's help is not the settings' keys in order");
+  const without = (key) => (o) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
   const data = {
-    stages: columns(api.stages),
+    stages: columns(api.stages.map(without('note'))),
     sections: columns(api.sections),
     limits: api.limits,
     defaults: api.defaults,
     // the seeds' ranges are BigInts: {bigint: decimal text}, page/book.js makes them BigInts
     settings: columns(
-      api.settings.map((st) =>
-        Object.fromEntries(
-          Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+      api.settings
+        .map(without('help'))
+        .map((st) =>
+          Object.fromEntries(
+            Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+          ),
         ),
-      ),
     ),
     presets: api.presets,
     result: {

@@ -87,6 +87,7 @@ add_custom_command(
           ${CMAKE_BINARY_DIR}/causal-attention-module.wasm
           ${CMAKE_BINARY_DIR}/causal-attention.js
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
+          ${CMAKE_SOURCE_DIR}/src/texts.json  # the notes and help (web/lib/texts.js)
   COMMENT "Packing causal-attention.js (web/lib), -wasm.js (deflated wasm, glue) and -later.js")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)
 

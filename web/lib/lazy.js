@@ -19,8 +19,6 @@ export var MODULE = 'causal-attention-wasm.js';
 // fetched beside MODULE, at the same time (in one file, zlib's blocks mixed the base64 and the
 // glue: 0.9 KB more gzip). lib/module.js reads it when it starts.
 export var WASM_DATA = 'causal-attention-wasm-data.js';
-var WITH = {}; // a bundle's companion file, loaded along with it
-WITH[MODULE] = WASM_DATA;
 var loading = {};
 
 /** The namespace of bundle `file` if it has run, else undefined. */
@@ -31,16 +29,15 @@ export function loaded(file) {
 }
 
 /** A promise of the namespace of bundle `file` (a file beside causal-attention.js), loaded
- *  once, and its companion (WITH) at the same time; `after`: a bundle it reads modules from,
+ *  once (MODULE with WASM_DATA, at the same time); `after`: a bundle it reads modules from,
  *  loaded first. A failed load is tried again by the next call. */
 export function later(file, after) {
   if (!loading[file]) {
-    var own = script(file, after);
-    loading[file] = WITH[file]
-      ? Promise.all([own, later(WITH[file])]).then(function (r) {
-          return r[0];
-        })
-      : own;
+    loading[file] = Promise.all([script(file, after), file === MODULE && later(WASM_DATA)]).then(
+      function (r) {
+        return r[0];
+      },
+    );
     loading[file].catch(function () {
       delete loading[file];
     });

@@ -8,6 +8,7 @@
 import { define } from './element.js';
 import { setTables } from './facts.js';
 import { loaded, WASM_DATA } from './lazy.js';
+import { withTexts } from './texts.js';
 import { inWorker } from './worker.js';
 
 function freeze(o) {
@@ -191,14 +192,17 @@ function plainCopy(config, m, limits) {
 
 function wrap(m) {
   var ids = Object.freeze(m.stageIds()),
-    table = freeze(ordinary(m.stageTable())),
+    table = ordinary(m.stageTable()),
     reader = m.readerLimits();
   var presets = {};
   m.presets().forEach(function (p) {
     presets[p.name] = ordinary(p);
   });
   presets = freeze(presets);
-  var settings = freeze(ordinary(m.settings()).settings);
+  // the notes and help are not in the wasm (lib/texts.js)
+  withTexts(table.stages, 'note');
+  table = freeze(table);
+  var settings = freeze(withTexts(ordinary(m.settings()).settings, 'help'));
   var api = {
     stageIds: ids,
     stages: table.stages,

@@ -4,6 +4,7 @@
 // causal-attention.js (the wasm) after, for edits; only the book's exact configuration (no key
 // in the hash but a stage, a section or lecture mode) is shown from them.
 import { setTables } from '../lib/facts.js';
+import { withTexts } from '../lib/texts.js';
 import { snapshot } from './snapshot.js';
 
 var decoded = null;
@@ -45,8 +46,9 @@ export function book() {
   if (!snapshot) return null;
   if (!decoded) {
     var s = snapshot,
-      settings = records(s.settings).map(setting),
-      stages = records(s.stages),
+      // the notes and help are the library's (lib/texts.js), not the snapshot's
+      settings = withTexts(records(s.settings).map(setting), 'help'),
+      stages = withTexts(records(s.stages), 'note'),
       known = {
         stageIds: stages.map(function (st) {
           return st.id;
