@@ -307,7 +307,7 @@ function columns(list) {
 // causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
 // (little-endian), read back by page/book.js; a stage's title and code null where they are the
 // stage table's (page/book.js puts those back); the lists of records by columns, stageIds left
-// out (the stage table's ids in order). JSON.parse of one string: parsed faster than the same
+// out (the stage table's ids in order), the run's stage ids too (the table's but `skip`). JSON.parse of one string: parsed faster than the same
 // object as code.
 async function snapshotOf(file) {
   const api = await require(path.resolve(file)).load();
@@ -321,6 +321,10 @@ async function snapshotOf(file) {
   if (Object.keys(TEXTS.help).join() !== api.settings.map((st) => st.key).join())
     throw new Error("src/texts.json's help is not the settings' keys in order");
   const without = (key) => (o) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+  const ran = res.stages.map((st) => st.id),
+    skip = api.stageIds.filter((id) => !ran.includes(id));
+  if (api.stageIds.filter((id) => !skip.includes(id)).join() !== ran.join())
+    throw new Error("the run's stages are not the stage table's, in order");
   const data = {
     stages: columns(api.stages.map(without('note'))),
     sections: columns(api.sections),
@@ -339,9 +343,9 @@ async function snapshotOf(file) {
     presets: api.presets,
     result: {
       config: res.config,
+      skip, // the stage table's ids the run has not: its stages' ids are the others, in order
       stages: columns(
         res.stages.map(({ id, title, code, ...st }) => ({
-          id,
           title: own(id, 'title', title),
           code: own(id, 'code', code),
           ...st,

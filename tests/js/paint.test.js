@@ -100,11 +100,14 @@ test("app.js's snapshot of the book is the module's run, bit for bit, and the co
   const columns = snapshotIn(path.join(web, 'app.js'));
   assert.ok(columns, 'no snapshot in app.js');
   // the lists by columns, stageIds the stage table's ids (src/wasm/pack.js)
-  const snap = {
-    ...columns,
-    result: { ...columns.result, stages: records(columns.result.stages) },
-  };
+  const snap = { ...columns };
   for (const k of ['stages', 'sections', 'settings']) snap[k] = records(columns[k]);
+  // the run's stage ids: the table's but result.skip, in order
+  const ran = snap.stages.filter((t) => !columns.result.skip.includes(t.id));
+  snap.result = {
+    ...columns.result,
+    stages: records(columns.result.stages).map((s, k) => ({ id: ran[k].id, ...s })),
+  };
   snap.stageIds = snap.stages.map((s) => s.id);
   const api = await loadApi(),
     live = api.run({});
