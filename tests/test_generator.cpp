@@ -128,7 +128,7 @@ TEST_CASE("the lazy Mt19937 draws std::mt19937's sequence", "[generator]") {
   CHECK(differ == 0);
 }
 
-TEST_CASE("ca::fma rounds once as std::fma does", "[generator]") {
+TEST_CASE("ca::fma and ca::fma_exact round once as std::fma does", "[generator]") {
   // Where rounding the double sum to float would be wrong: a * b + c is just below the
   // halfway point between c = 1 + 2^-23 and the next float, the double sum lands on it, and
   // ties to even would round up. Also a sum below float's normal range.
@@ -136,7 +136,14 @@ TEST_CASE("ca::fma rounds once as std::fma does", "[generator]") {
   REQUIRE(static_cast<float>(double(a) * double(b) + double(c)) != std::fma(a, b, c));
   CHECK(ca::fma(a, b, c) == std::fma(a, b, c));
   CHECK(ca::fma(-a, b, -c) == std::fma(-a, b, -c));
+  CHECK(ca::fma_exact(a, b, c) == std::fma(a, b, c));
   CHECK(ca::fma(0x1p-70f, 0x1p-70f, 0x1p-130f) == std::fma(0x1p-70f, 0x1p-70f, 0x1p-130f));
+  // Subnormal: 513 x 2^-149 plus a hair under 2^-150, which the double sum rounds up to it.
+  const float hair = std::ldexp(1.0f - 0x1p-23f, -75), one = std::ldexp(1.0f + 0x1p-23f, -75);
+  const float odd = std::ldexp(513.0f, -149);
+  REQUIRE(static_cast<float>(double(hair) * double(one) + double(odd)) != std::fma(hair, one, odd));
+  CHECK(ca::fma_exact(hair, one, odd) == std::fma(hair, one, odd));
+  CHECK(ca::fma_exact(-hair, one, -odd) == std::fma(-hair, one, -odd));
   // 10^7 triples: random bits over every exponent, and the uniform_ draws of nn.Linear.
   std::mt19937 rng(42);
   const auto any = [&] {
@@ -156,9 +163,13 @@ TEST_CASE("ca::fma rounds once as std::fma does", "[generator]") {
           (1.0f + static_cast<float>(rng() % 1000));
       y = -2.0f * z;
     }
-    if (!test::bits_equal(ca::fma(x, y, z), std::fma(x, y, z)) && differ++ == 0) {
+    const float want = std::fma(x, y, z);
+    if (!(test::bits_equal(ca::fma(x, y, z), want) &&
+          test::bits_equal(ca::fma_exact(x, y, z), want)) &&
+        differ++ == 0) {
       INFO("fma(" << test::show(x) << ", " << test::show(y) << ", " << test::show(z) << ")");
-      CHECK_THAT(ca::fma(x, y, z), test::BitEqual(std::fma(x, y, z)));
+      CHECK_THAT(ca::fma(x, y, z), test::BitEqual(want));
+      CHECK_THAT(ca::fma_exact(x, y, z), test::BitEqual(want));
     }
   }
   CHECK(differ == 0);

@@ -10,9 +10,11 @@
 // - the 7th and 8th are rounded to double, then to float: a rounded double sum lands halfway
 //   between two floats only in the 8th (6 inputs), which is checked; a group of 4 with a halfway
 //   sum is redone by sleef::expf_u10, lane by lane.
-// tests/golden/check_exp.cpp compares all 2^32 inputs.
+// tests/golden/check_exp.cpp compares all 2^32 inputs; tests/wasm/kernels.cpp each step's result
+// on a sample (exp_steps_simd128).
 #include <wasm_simd128.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels_isa.hpp"
@@ -70,7 +72,9 @@ inline Wide fma_in_binade(Wide a, Wide b, float c) {
   return {wasm_f64x2_sub(s.lo, m), wasm_f64x2_sub(s.hi, m)};
 }
 
-inline v128_t exp4(v128_t d, v128_t& ties) {
+// steps (exp_steps_simd128 only; null in the kernel, where every store folds away): each step's
+// float result, in kExpSteps' order.
+__attribute__((always_inline)) inline v128_t exp4(v128_t d, v128_t& ties, v128_t* steps = nullptr) {
   const v128_t t = wasm_f32x4_mul(
       d, wasm_f32x4_splat(1.442695040888963407359924681001892137426645954152985934135449406931f));
   // q = round(t) to even, as cvtps: adding 1.5 x 2^23 leaves t's integer part, rounded, in the
@@ -83,18 +87,25 @@ inline v128_t exp4(v128_t d, v128_t& ties) {
   const Wide s1 =
       widen(wasm_f32x4_add(d, wasm_f32x4_mul(qf, wasm_f32x4_splat(-0.693145751953125f))));
   const Wide s = to_float(sum(widen(qf), splat(-1.428606765330187045e-06f), s1));  // exact sum
+  if (steps) steps[0] = narrow(s);
   Wide u =
       fma_in_binade<-10>(splat(0.000198527617612853646278381f), s, 0.00139304355252534151077271f);
+  if (steps) steps[1] = narrow(u);
   u = fma_in_binade<-7>(u, s, 0.00833336077630519866943359f);
+  if (steps) steps[2] = narrow(u);
   u = fma_in_binade<-5>(u, s, 0.0416664853692054748535156f);
+  if (steps) steps[3] = narrow(u);
   u = fma_in_binade<-3>(u, s, 0.166666671633720397949219f);
+  if (steps) steps[4] = narrow(u);
   u = to_float(sum(u, s, splat(0.5f)));
+  if (steps) steps[5] = narrow(u);
   const Wide ss = {to_float(wasm_f64x2_mul(s.lo, s.lo)), to_float(wasm_f64x2_mul(s.hi, s.hi))};
   // The last step's double sums, checked for halfway (the minimum of their low 32 bits shifted
   // left by 3: INT32_MIN exactly where the low 29 bits are a 1 and 28 zeros), then to float.
   const Wide v = sum(ss, u, s);
   ties = wasm_i32x4_shl(wasm_i32x4_shuffle(v.lo, v.hi, 0, 2, 4, 6), 3);
   v128_t r = wasm_f32x4_add(wasm_f32x4_splat(1.0f), narrow(v));
+  if (steps) steps[6] = narrow(v), steps[7] = wasm_i32x4_eq(ties, wasm_i32x4_splat(INT32_MIN));
   const v128_t bias = wasm_i32x4_splat(0x7f), h = wasm_i32x4_shr(q, 1);
   const auto pow2i = [&](v128_t e) { return wasm_i32x4_shl(wasm_i32x4_add(e, bias), 23); };
   r = wasm_f32x4_mul(wasm_f32x4_mul(r, pow2i(h)), pow2i(wasm_i32x4_sub(q, h)));
@@ -126,6 +137,15 @@ void exp_shifted_simd128(float* w, int n, float max) {
     }
     if (left < 4)
       for (int k = 0; k < left; ++k) w[j + k] = tail[k];
+  }
+}
+
+void exp_steps_simd128(const float* x, int n, float* out) {
+  for (int j = 0; j + 4 <= n; j += 4) {
+    v128_t ties, steps[kExpSteps - 1];
+    const v128_t y = exp4(wasm_v128_load(x + j), ties, steps);
+    for (int k = 0; k < kExpSteps - 1; ++k) wasm_v128_store(out + std::size_t(k) * n + j, steps[k]);
+    wasm_v128_store(out + std::size_t(kExpSteps - 1) * n + j, y);
   }
 }
 

@@ -1,8 +1,9 @@
 // std::fma(a, b, c) for floats without its library call (WebAssembly has no fused multiply-add:
 // its fmaf is a slow routine). The product of two floats is exact in double, so the double sum
 // rounded to float is the fused result unless that sum lies exactly halfway between two floats
-// or below float's normal range; there std::fma decides. Bits equal std::fma's: tested on
-// 10^7 triples, halfway cases built on purpose (tests/test_generator.cpp).
+// or below float's normal range; there fma_exact decides. Bits equal std::fma's: tested on
+// 10^7 triples, halfway cases built on purpose (tests/test_generator.cpp, and in WebAssembly
+// tests/wasm/kernels.cpp).
 #pragma once
 
 #include <cstdint>
@@ -12,13 +13,16 @@ namespace ca {
 
 float fma(float a, float b, float c);
 
+/** a * b + c rounded once, in double arithmetic alone: std::fma's bits on every platform. */
+float fma_exact(float a, float b, float c);
+
 namespace detail {
 
 // One step of the above: the double sum rounded to float, and `rare` set where that rounding
 // may differ from the fused one: the sum fell exactly halfway between two floats (the low 29 of
 // the double's 52 fraction bits are 1 and 28 zeros) or below 2^-126 (double exponent field
 // under 1023 - 126 = 897: the floats' subnormal range). The caller then starts again with
-// std::fma. sleef.cpp runs a whole exp on it and repeats only the rare inputs.
+// fma_exact. sleef.cpp runs a whole exp on it and repeats only the rare inputs.
 struct FastFma {
   bool rare = false;
   float operator()(float a, float b, float c) {

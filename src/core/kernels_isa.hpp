@@ -27,6 +27,12 @@ void exp_shifted_avx2_fma(float* w, int n, float max);
 void gemm_simd128(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                   int ldc, Tri tri, bool bt);
 void exp_shifted_simd128(float* w, int n, float max);
+// Its steps, for tests/wasm/kernels.cpp: out[k * n + i] is the k-th of kExpSteps values for x[i]
+// (n a multiple of 4): as float, SLEEF's s (step 2), u after each of steps 3-7, the 8th step's
+// sum s * s * u + s, a mask of the lanes whose 8th sum the kernel finds halfway (it redoes them),
+// and the group's result before that. The kernel calls nothing of it: the module leaves it out.
+constexpr int kExpSteps = 9;
+void exp_steps_simd128(const float* x, int n, float* out);
 #endif
 
 }  // namespace ca::kernels

@@ -10,7 +10,7 @@ namespace ca::sleef {
 namespace {
 
 struct ExactFma {
-  float operator()(float a, float b, float c) const { return std::fma(a, b, c); }
+  float operator()(float a, float b, float c) const { return ca::fma_exact(a, b, c); }
 };
 
 // Sleef_expf8_u10's steps for one lane, `fma` its fused multiply-add.

@@ -7,9 +7,12 @@
 //     column panels of 512) and at attention sizes.
 //   exp_shifted: 2^20 floats spread over [-110, 90] by their bits, the special values and the
 //     inputs whose fused steps round to a tie (the lanes the kernel must redo one by one),
-//     shifted by several maxima, every tail length.
+//     shifted by several maxima, every tail length; and each of its steps' results for 2.7 M
+//     inputs against SLEEF's fused steps (exp_binades.cpp's proof, sampled).
+//   ca::fma, ca::fma_exact: sums that land halfway between two floats in double.
 #include "kernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "fma.hpp"
+#include "kernels_isa.hpp"
 #include "sleef.hpp"
 
 namespace {
@@ -122,6 +127,115 @@ void check_exp() {
   }
 }
 
+// ca::fma and ca::fma_exact (which sleef::expf_u10 and cephes.cpp rely on) where the double sum
+// lands halfway between two floats though the exact sum is below it: (a, b, c, std::fma's bits
+// on x86-64). Emscripten's std::fma rounds each of them away from zero, one float too far.
+const std::uint32_t kFmaHalfway[][4] = {
+    {0x337ffe00, 0x3f800100, 0x3f800001, 0x3f800001},
+    {0xb37ffe00, 0x3f800100, 0xbf800001, 0xbf800001},
+    {0x2ffffe00, 0x3f800100, 0x3c000001, 0x3c000001},
+    {0xaffffe00, 0x3f800100, 0xbc000001, 0xbc000001},
+    {0x35fffe00, 0x3f800100, 0x42000001, 0x42000001},
+    {0xb5fffe00, 0x3f800100, 0xc2000001, 0xc2000001},
+    {0x337ffff0, 0x3f800008, 0x3f800001, 0x3f800001},
+    {0xb37ffff0, 0x3f800008, 0xbf800001, 0xbf800001},
+    {0x2ffffff0, 0x3f800008, 0x3c000001, 0x3c000001},
+    {0xaffffff0, 0x3f800008, 0xbc000001, 0xbc000001},
+    {0x35fffff0, 0x3f800008, 0x42000001, 0x42000001},
+    {0xb5fffff0, 0x3f800008, 0xc2000001, 0xc2000001},
+    {0x337ffffe, 0x3f800001, 0x3f800001, 0x3f800001},
+    {0xb37ffffe, 0x3f800001, 0xbf800001, 0xbf800001},
+    {0x2ffffffe, 0x3f800001, 0x3c000001, 0x3c000001},
+    {0xaffffffe, 0x3f800001, 0xbc000001, 0xbc000001},
+    {0x35fffffe, 0x3f800001, 0x42000001, 0x42000001},
+    {0xb5fffffe, 0x3f800001, 0xc2000001, 0xc2000001},
+    {0x19fffffe, 0x1a000001, 0x00000201, 0x00000201},  // subnormal: 513 x 2^-149 + a hair
+    {0x99fffffe, 0x1a000001, 0x80000201, 0x80000201},  // under half of 2^-149
+};
+
+void check_fma() {
+  ++g_cases;
+  for (const auto& t : kFmaHalfway) {
+    float a, b, c;
+    std::memcpy(&a, &t[0], 4), std::memcpy(&b, &t[1], 4), std::memcpy(&c, &t[2], 4);
+    char where[80];
+    std::snprintf(where, sizeof where, "(%a, %a, %a)", a, b, c);
+    float want;
+    std::memcpy(&want, &t[3], 4);
+    compare("ca::fma", where, want, ca::fma(a, b, c));
+    compare("ca::fma_exact", where, want, ca::fma_exact(a, b, c));
+  }
+}
+
+// exp_simd128.cpp's proof, sampled (tests/golden/exp_binades.cpp walks every input, by hand):
+// each step's float result for x in [-104, 100], as the kernel computes it, against SLEEF's
+// fused steps computed by ca::fma_exact. A rounding off by one binade at any step shows in about
+// half the inputs, while the exp's final value hides it (0 of 22 M values in check_exp).
+// Inputs: every 1021st float by its bits, 2^19 uniform in value, the tie inputs and the two
+// whose sums are every step's smallest and largest (the binades' margins, exp_binades.cpp).
+
+struct Fused {
+  float steps[ca::kernels::kExpSteps - 2];  // s, u after steps 3-7, the 8th step's sum
+};
+
+Fused fused_steps(float x) {
+  const float t = x * 1.442695040888963407359924681001892137426645954152985934135449406931f;
+  const auto q = static_cast<float>(static_cast<std::int32_t>(std::nearbyint(t)));  // -0: +0
+  Fused f;
+  float s = ca::fma_exact(q, -0.693145751953125f, x);
+  s = ca::fma_exact(q, -1.428606765330187045e-06f, s);
+  float u = ca::fma_exact(0.000198527617612853646278381f, s, 0.00139304355252534151077271f);
+  f.steps[0] = s, f.steps[1] = u;
+  u = ca::fma_exact(u, s, 0.00833336077630519866943359f), f.steps[2] = u;
+  u = ca::fma_exact(u, s, 0.0416664853692054748535156f), f.steps[3] = u;
+  u = ca::fma_exact(u, s, 0.166666671633720397949219f), f.steps[4] = u;
+  u = ca::fma_exact(u, s, 0.5f), f.steps[5] = u;
+  f.steps[6] = ca::fma_exact(s * s, u, s);
+  return f;
+}
+
+long g_exp_ties = 0;  // lanes whose 8th sum the kernel finds halfway (and redoes)
+
+void check_exp_steps(const std::vector<float>& x) {
+  constexpr int kSteps = ca::kernels::kExpSteps;
+  const char* names[kSteps] = {"step 2", "step 3", "step 4", "step 5", "step 6",
+                               "step 7", "step 8", "ties",   "exp"};
+  ++g_cases;
+  constexpr std::size_t kBlock = 1 << 14;
+  std::vector<float> in(kBlock), out(kBlock * kSteps);
+  for (std::size_t at = 0; at < x.size(); at += kBlock) {
+    const std::size_t n = std::min(kBlock, x.size() - at);
+    std::fill(in.begin(), in.end(), 0.0f);
+    std::copy(x.begin() + at, x.begin() + at + n, in.begin());
+    ca::kernels::exp_steps_simd128(in.data(), int(kBlock), out.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      const Fused f = fused_steps(in[i]);
+      const float* got = out.data() + i;
+      const bool tie = bits(got[7 * kBlock]) != 0;
+      g_exp_ties += tie;
+      char where[48];
+      std::snprintf(where, sizeof where, "x %a", in[i]);
+      for (int k = 0; k < kSteps - 2; ++k)
+        if (!(tie && k == 6)) compare(names[k], where, f.steps[k], got[k * kBlock]);
+      if (!tie) compare(names[8], where, ca::sleef::expf_u10(in[i]), got[8 * kBlock]);
+    }
+  }
+}
+
+void check_exp_steps() {
+  std::vector<float> x;
+  const auto add = [&](std::uint32_t u) { x.push_back(0), std::memcpy(&x.back(), &u, 4); };
+  for (const float limit : {100.0f, -104.0f})
+    for (std::uint32_t u = std::signbit(limit) ? 0x80000000u : 0; u <= bits(limit); u += 1021)
+      add(u);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-104.0f, 100.0f);
+  for (int i = 0; i < 1 << 19; ++i) x.push_back(uniform(rng));
+  for (std::uint32_t u : kTies) add(u);
+  x.push_back(-0x1.74e9c8p+6f), x.push_back(0x1.74e9c8p+6f);
+  check_exp_steps(x);
+}
+
 }  // namespace
 
 int main() {
@@ -144,8 +258,11 @@ int main() {
     for (Tri tri : {Tri::Full, Tri::LowerOut, Tri::LowerK})
       check_gemm(s[0], s[1], s[2], tri, 1, rng);
   check_exp();
+  check_fma();
+  check_exp_steps();
   std::printf(
-      "{\"ok\": true, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, \"first\": \"%s\"}\n",
-      g_cases, g_values, g_bad, g_first.c_str());
+      "{\"ok\": true, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, \"exp_ties\": %ld, "
+      "\"first\": \"%s\"}\n",
+      g_cases, g_values, g_bad, g_exp_ties, g_first.c_str());
   return 0;
 }
