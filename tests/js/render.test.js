@@ -162,6 +162,58 @@ test('an edit that keeps the shapes updates the same cells; a shape change rebui
   assert.deepEqual(rebuilt, { queries: false, causal: true, inputs: true, cols: 3 });
 });
 
+// An edit re-renders every box, but a box whose values are bit-identical must come out of it
+// untouched: a caption, colour key, note or drawing built anew, though equal, made the
+// browser lay out and paint its table again (most of the book's d_out edit's frame).
+test('an edit leaves the boxes whose values did not change untouched', async (t) => {
+  const page = await open(t, suite.server.url);
+  const bits = (s) =>
+    s.shape.join() +
+    ':' +
+    Buffer.from(s.data.buffer, s.data.byteOffset, s.data.byteLength).toString('hex');
+  const old = new Map(api.run({}).stages.map((s) => [s.id, s]));
+  const same = api
+    .run({ d_out: 3, seed_weights: 790 })
+    .stages.filter((s) => old.has(s.id) && bits(old.get(s.id)) === bits(s))
+    .map((s) => s.id);
+  const touched = await page.evaluate(async (ids) => {
+    const boxes = ids.map((id) => document.querySelector(`#main [data-stage="${id}"]`));
+    const seen = new Set();
+    const obs = new MutationObserver((records) =>
+      records.forEach((r) => {
+        const box = boxes.find((b) => b !== r.target && b.contains(r.target));
+        const name = (n) => n.nodeName + '.' + n.className,
+          moved = (l) => [...l].map(name).join();
+        if (box)
+          seen.add(
+            `${box.dataset.stage}: ${r.type} ${r.attributeName || ''} of ${name(r.target)}` +
+              ` +[${moved(r.addedNodes)}] -[${moved(r.removedNodes)}]`,
+          );
+      }),
+    );
+    obs.observe(document.getElementById('main'), {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    });
+    for (const [s, v] of [
+      ['#d_out', '3'],
+      ['#seed_weights', '790'],
+    ]) {
+      const e = document.querySelector(s);
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+      while (document.getElementById('main').dataset.complete !== '1')
+        await new Promise((r) => setTimeout(r, 20));
+    }
+    obs.disconnect();
+    return [boxes.filter((b) => b.firstChild).length, [...seen]];
+  }, same);
+  assert.ok(same.length >= 8, `stages left as they were: ${same.join(', ')}`);
+  assert.deepEqual(touched, [same.length, []]);
+});
+
 test("above 32 × 32: a heatmap whose readout, zoom and exact table show the stage's values", async (t) => {
   const config = { inputs: { randn: [40, 3], seed: 5 } };
   const page = await open(t, suite.server.url + hashOf(config));

@@ -30,9 +30,18 @@ function duo(doc, st, wt, info, b, opts, heat) {
 function drawing(doc, st, wt, b, info) {
   var fig = figure(doc, st, wt, b, info);
   redraws.set(fig, function (now, nowWt) {
-    fig.replaceWith(drawing(doc, now, nowWt, b, info));
+    keep(fig, drawing(doc, now, nowWt, b, info));
   });
   return fig;
+}
+// Puts node `now` in place of `old` unless they are equal: an update that changes nothing
+// leaves the page's layout valid (a new caption and colour key in every box on screen, though
+// the same, were most of the book's d_out edit's layout and paint).
+function keep(old, now) {
+  if (!old.isEqualNode(now)) old.replaceWith(now);
+}
+function setText(node, s) {
+  if (node.textContent !== s) node.textContent = s;
 }
 
 // A slice bigger than max_shown on a side: a canvas heatmap (lib/heatmap.js).
@@ -56,16 +65,18 @@ function big(st, wt, info, batch, opts) {
   });
   latest.set(box, { st: st, wt: wt });
   box.dataset.slice = batch;
-  heatKey(doc, box, m, info);
+  setKey(doc, box, m, info, box.querySelector('canvas'));
   return box;
 }
-// A heatmap's colour key, under its canvas (the tables' key, lib/scale.js).
-function heatKey(doc, box, m, info) {
-  var sc = scale(m, info),
+// A slice's colour key (lib/scale.js) after node `at`: a heatmap's canvas, a table (m: the
+// slice's matrix, 0 for a 0-D value: no key). An equal key stays.
+function setKey(doc, box, m, info, at) {
+  var sc = m && scale(m, info),
     old = box.querySelector(':scope > .ck'),
     ck = sc && key(doc, sc);
-  if (old) old.remove();
-  if (ck) box.querySelector('canvas').after(ck);
+  if (old && ck) keep(old, ck);
+  else if (old) old.remove();
+  else if (ck) at.after(ck);
 }
 // The buttons under a table: the export formats (lib/export.js) and, on the page, the link.
 function tools(doc, st, batch, withEmbed) {
@@ -209,14 +220,13 @@ export function update(box, st, wt, opts) {
         hm,
         caption(doc, el(doc, 'div', opts.caption === false ? 'hc sr' : 'hc'), st, info, b, ''),
       );
-      heatKey(doc, node, hm, info);
+      setKey(doc, node, hm, info, node.querySelector('canvas'));
     } else if (node.className === 'scroll') {
       var t = node.firstChild,
-        cap = t.caption;
+        cap = t.caption.cloneNode(false);
       b = +t.dataset.slice;
-      cap.replaceChildren();
-      cap.className = opts.caption === false ? 'sr' : '';
-      caption(doc, cap, st, info, b, '');
+      cap.classList.toggle('sr', opts.caption === false); // (no empty class="": unequal)
+      keep(t.caption, caption(doc, cap, st, info, b, ''));
       fill(
         t,
         st,
@@ -231,14 +241,9 @@ export function update(box, st, wt, opts) {
         },
         textOf(st, opts),
       );
-      var old = node.querySelector(':scope > .ck'),
-        sc = st.shape.length && scale(matrix(st, wt, b), info),
-        ck = sc && key(doc, sc);
-      if (old && ck) old.replaceWith(ck);
-      else if (old) old.remove();
-      else if (ck) node.appendChild(ck);
-    } else if (node.classList.contains('nf')) node.textContent = nf;
-    else if (node.className === 'after') node.textContent = afterText(st, wt);
+      setKey(doc, node, st.shape.length && matrix(st, wt, b), info, t);
+    } else if (node.classList.contains('nf')) setText(node, nf);
+    else if (node.className === 'after') setText(node, afterText(st, wt));
     else if (redraws.has(node)) redraws.get(node)(st, wt); // a drawing: drawn again
   });
   return true;

@@ -57,14 +57,9 @@ function setHeader(th, text, named) {
     cls = named ? 'nm' : text ? '' : 'em';
   if (th.textContent !== shown) th.textContent = shown;
   if (th.className !== cls) th.className = cls;
-  if (text.length > 12) th.title = text;
-  else if (th.title) th.removeAttribute('title');
-}
-function header(doc, text, scope) {
-  var th = el(doc, 'th');
-  th.scope = scope;
-  setHeader(th, text);
-  return th;
+  if (text.length > 12) {
+    if (th.title !== text) th.title = text;
+  } else if (th.title) th.removeAttribute('title');
 }
 
 /** Fills a caption (or a heatmap's heading): title, shape, note and code on the first slice,
@@ -146,12 +141,12 @@ export function table(doc, st, wt, info, batch, opts, region) {
     // a 0-D stage: the value alone, no axes
     tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
     tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
-    for (j = 0; j < region.cols; j++) tr.appendChild(header(doc, '', 'col'));
+    for (j = 0; j < region.cols; j++) tr.appendChild(el(doc, 'th', { scope: 'col' })); // labelled by fill()
   }
   var body = t.appendChild(el(doc, 'tbody'));
   for (var i = 0; i < region.rows; i++) {
     tr = body.appendChild(el(doc, 'tr'));
-    tr.appendChild(header(doc, '', 'row'));
+    tr.appendChild(el(doc, 'th', { scope: 'row' }));
     for (j = 0; j < region.cols; j++) {
       var td = tr.appendChild(el(doc, 'td'));
       td.dataset.row = region.r0 + i;
