@@ -20,7 +20,7 @@ cmake --build "$out/wasm" -j"$jobs"
 rm -rf "$out/web"
 mkdir -p "$out/web"
 cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-wasm.js" \
-  "$out/wasm/causal-attention-later.js" "$out/web/"
+  "$out/wasm/causal-attention-wasm-data.js" "$out/wasm/causal-attention-later.js" "$out/web/"
 node src/wasm/pack.js --page web "$out/web" "$out/web/causal-attention.js"
 
 # The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,

@@ -2,10 +2,11 @@
 //
 //   causal-attention.js          the module as the page ships it: a classic script (a <script>
 //                                from node_modules or a CDN) that is also CommonJS (require)
-//   causal-attention-wasm.js     the wasm and the Emscripten glue, which it loads beside it
+//   causal-attention-wasm.js     the Emscripten glue and the API's wrapper, which it loads beside
+//                                it with causal-attention-wasm-data.js, the wasm
 //   causal-attention-later.js    what the widget loads after its first table (explanations,
 //                                the PNG and SVG exports: web/lib/lazy.js), beside it
-//   causal-attention.mjs         the same code (the three files) as an ES module with the named exports of the
+//   causal-attention.mjs         the same code (the four files) as an ES module with the named exports of the
 //                                .d.ts, for `import` (Node) and for bundlers ("browser"): without
 //                                Emscripten's Node branch, whose require("fs") and require("path")
 //                                no bundler resolves for a browser and whose __dirname Node's ESM
@@ -26,6 +27,8 @@ const root = path.resolve(__dirname, '..');
 const code = fs.readFileSync(moduleJs, 'utf8'),
   wasmJs = path.join(path.dirname(moduleJs), 'causal-attention-wasm.js'),
   glued = fs.readFileSync(wasmJs, 'utf8'),
+  dataJs = path.join(path.dirname(moduleJs), 'causal-attention-wasm-data.js'),
+  data = fs.readFileSync(dataJs, 'utf8'),
   laterJs = path.join(path.dirname(moduleJs), 'causal-attention-later.js'),
   later = fs.readFileSync(laterJs, 'utf8');
 
@@ -44,7 +47,7 @@ const library = code.slice(0, code.indexOf(FOOTER) + 1);
 // is undefined at the top level, and Rollup warns about every such `this`.
 const esm = (text) =>
   text.split('"undefined"!=typeof globalThis?globalThis:this').join('globalThis');
-const browser = esm(library) + esm(glued);
+const browser = esm(library) + data + esm(glued);
 if (/\brequire\(|__dirname/.test(browser + later))
   throw new Error('package.js: the ESM entry still requires');
 const exportsOf = (from) => NAMES.map((n) => `export const ${n} = ${from}.${n};`).join('\n') + '\n';
@@ -52,6 +55,7 @@ const exportsOf = (from) => NAMES.map((n) => `export const ${n} = ${from}.${n};`
 fs.mkdirSync(out, { recursive: true });
 fs.writeFileSync(path.join(out, 'causal-attention.js'), code);
 fs.copyFileSync(wasmJs, path.join(out, 'causal-attention-wasm.js'));
+fs.copyFileSync(dataJs, path.join(out, 'causal-attention-wasm-data.js'));
 fs.copyFileSync(laterJs, path.join(out, 'causal-attention-later.js'));
 // An ES module has no script URL to load a file beside it from: the wasm and the later code
 // are inside (each registers itself after the library, lib/lazy.js reads them there).

@@ -9,6 +9,7 @@
 #include "bonus.hpp"
 #include "stages.hpp"
 #include "support.hpp"
+#include "texts.hpp"
 
 namespace {
 
@@ -58,9 +59,16 @@ TEST_CASE("every stage names a section, and sections come in order", "[stages]")
     last = k;
     used.insert(s.section);
     CHECK(std::string(s.title).size() > 0);
-    CHECK(std::string(s.note).size() > 0);
+    CHECK(ca::stage_note(s.id).size() > 0);
   }
   CHECK(used.size() == ca::section_table().size());  // no empty section
+}
+
+TEST_CASE("src/texts.json has a note per stage, in the stage table's order", "[stages]") {
+  // The JS library reads the notes by index (src/wasm/pack.js): the order is the table's.
+  std::vector<std::string> ids;
+  for (const ca::StageInfo& s : ca::stage_table()) ids.push_back(s.id);
+  CHECK(ca::text_keys("notes") == ids);
 }
 
 TEST_CASE("axes, kinds and flags agree with the tensors", "[stages]") {
@@ -129,7 +137,7 @@ TEST_CASE("the CLI prints the table with --list-stages --format json", "[stages]
     CHECK(j["kind"] == ca::to_string(s.kind));
     CHECK(j["causal"] == s.causal);
     CHECK(j["dropout"] == s.dropout);
-    CHECK(j["note"] == s.note);
+    CHECK(j["note"] == ca::stage_note(s.id));
   }
   REQUIRE(doc["sections"].size() == ca::section_table().size());
   CHECK(doc["sections"][4]["id"] == "s1");

@@ -316,10 +316,8 @@ export interface Api {
   readonly stageIds: readonly string[];
   /** Bytes of the WebAssembly heap in use by malloc (for leak checks). */
   heapInUse(): number;
-  /** Size of the WebAssembly memory in bytes; with `reserve`, after growing it to hold that
-   *  many bytes in use and writing each new page once, so that a big run does not fault its
-   *  fresh memory in (a Worker does it before a preset's request). */
-  memoryBytes(reserve?: number): number;
+  /** Size of the WebAssembly memory in bytes. */
+  memoryBytes(): number;
 }
 
 /** Loads the module once; every call returns the same promise. */

@@ -23,6 +23,7 @@
 #include "settings.hpp"
 #include "stages.hpp"
 #include "text.hpp"
+#include "texts.hpp"
 #include "walkthrough.hpp"
 
 namespace {
@@ -108,7 +109,7 @@ std::vector<const ca::Stage*> select(const ca::Walkthrough& w,
 
 // --list-settings as text: a line per key, then its help indented.
 void print_settings(std::ostream& out) {
-  const ca::json::Value table = ca::settings_json();
+  const ca::json::Value table = ca::with_texts(ca::settings_json());
   for (const ca::json::Value& s : table.members[0].second.items) {
     const auto field = [&s](const char* key) -> const ca::json::Value& {
       for (const auto& [k, v] : s.members)
@@ -171,7 +172,7 @@ int run(int argc, char** argv) {
            [&numbers, flag = flag, key = std::string(s->key)](const std::string& v) {
              numbers[key] = number_literal(flag, v);
            },
-           s->help)
+           ca::setting_help(s->key))
         ->allow_extra_args(false);
   }
   app.add_option_function<std::string>(
@@ -205,14 +206,14 @@ int run(int argc, char** argv) {
   }
   if (list_settings) {
     if (format == "json")
-      std::cout << ca::json::write(ca::settings_json()) << "\n";
+      std::cout << ca::json::write(ca::with_texts(ca::settings_json())) << "\n";
     else
       print_settings(std::cout);
     return flushed();
   }
   if (list) {
     if (format == "json") {
-      std::cout << ca::json::write(ca::stage_table_json()) << "\n";
+      std::cout << ca::json::write(ca::with_texts(ca::stage_table_json())) << "\n";
     } else {
       for (const std::string& id : ca::all_stage_ids()) std::cout << id << "\n";
     }

@@ -97,8 +97,7 @@ json::Value settings_json() {
                  {"choices", std::move(choices_js)},
                  {"group", make_string(s.group)},
                  {"order", make_number(form_order(s.key))},
-                 {"label", make_string(s.label)},
-                 {"help", make_string(s.help)}};
+                 {"label", make_string(s.label)}};
     list.items.push_back(std::move(v));
   }
   json::Value doc;

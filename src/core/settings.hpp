@@ -1,6 +1,7 @@
-// Every configuration key (a "setting") in one table: its type, range, default, group, label
-// and help. Config's defaults, the JSON reader's ranges, the CLI's flags and --list-settings,
-// and the JS API's api.settings all read it; the book's defaults live here only.
+// Every configuration key (a "setting") in one table: its type, range, default, group and
+// label (its help, a display text, is src/texts.json's: src/cli/texts.hpp). Config's defaults,
+// the JSON reader's ranges, the CLI's flags and --list-settings, and the JS API's api.settings
+// all read it; the book's defaults live here only.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +46,6 @@ struct SettingInfo {
   const char* choices;  // Choice: one line per option, "value: what it means"
   const char* group;    // the heading the page's form puts it under
   const char* label;
-  const char* help;
 };
 
 constexpr std::int64_t kSeedMin = std::numeric_limits<std::int64_t>::min();
@@ -60,57 +60,43 @@ constexpr const char* kDropout = "Dropout";
 constexpr const char* kClass = "The class (CausalAttention)";
 }  // namespace settings_detail
 
-// In the order of config_to_json's keys. Fields: key, type, min, max, value, derived, compact,
-// choices, group, label, help.
+// In the order of config_to_json's keys (and of src/texts.json's "help"). Fields: key, type,
+// min, max, value, derived, compact, choices, group, label.
 inline constexpr SettingInfo kSettings[] = {
     {"inputs", settings_detail::T::Inputs, 0, 0, 0, false, false, "", settings_detail::kInputs,
-     "inputs",
-     "T rows of d_in numbers (default: the book's 6 x 3 embeddings of \"Your journey starts with "
-     "one step\"), or {\"randn\": [T, d_in], \"seed\": S}: torch.manual_seed(S); torch.randn(T, "
-     "d_in)"},
+     "inputs"},
     {"tokens", settings_detail::T::Strings, 0, 0, 0, true, false, "", settings_detail::kInputs,
-     "tokens", "T row labels (default: the book's six words, then x7, x8, ...)"},
+     "tokens"},
     {"d_out", settings_detail::T::Integer, 1, kMaxDim, 2, false, true, "",
-     settings_detail::kAttention, "d_out",
-     "Output width of the three nn.Linear, of SelfAttention_v1 and of both multi-head "
-     "modules"},
+     settings_detail::kAttention, "d_out"},
     {"query_token", settings_detail::T::Integer, 0, kMaxTokens - 1, -1, true, false, "",
-     settings_detail::kSimple, "query_token",
-     "§3.3/§3.4's query token q, 0 to T-1 (default 1, \"journey\"; 0 when T = 1)"},
+     settings_detail::kSimple, "query_token"},
     {"seed_v1", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
-     settings_detail::kSimple, "seed_v1",
-     "torch.manual_seed before §3.4's torch.rand weights and SelfAttention_v1"},
+     settings_detail::kSimple, "seed_v1"},
     {"num_heads", settings_detail::T::Integer, 1, kMaxHeads, 2, false, false, "",
-     settings_detail::kClass, "num_heads (§3.6)",
-     "Heads of MultiHeadAttentionWrapper and MultiHeadAttention (num_heads x d_out at most 16384; "
-     "MultiHeadAttention needs it to divide d_out)"},
+     settings_detail::kClass, "num_heads (§3.6)"},
     {"qkv_bias", settings_detail::T::Boolean, 0, 1, 0, false, false, "",
-     settings_detail::kAttention, "qkv_bias (nn.Linear with bias)",
-     "nn.Linear(..., bias=qkv_bias)"},
+     settings_detail::kAttention, "qkv_bias (nn.Linear with bias)"},
     {"scale", settings_detail::T::Boolean, 0, 1, 1, false, false, "", settings_detail::kAttention,
-     "scale: divide scores by √d_k", "Divide the scores by sqrt(d_k) before every softmax"},
+     "scale: divide scores by √d_k"},
     {"seed_weights", settings_detail::T::Seed, kSeedMin, kSeedMax, 789, false, false, "",
-     settings_detail::kAttention, "seed_weights",
-     "torch.manual_seed before SelfAttention_v2(d_in, d_out, qkv_bias)"},
+     settings_detail::kAttention, "seed_weights"},
     {"seed_dropout", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
-     settings_detail::kDropout, "seed_dropout",
-     "torch.manual_seed before each of the two dropout stages"},
+     settings_detail::kDropout, "seed_dropout"},
     {"dropout", settings_detail::T::Probability, 0, 1, 0.5, false, true, "",
-     settings_detail::kDropout, "dropout p", "p of the dropout demo"},
+     settings_detail::kDropout, "dropout p"},
     {"seed_class", settings_detail::T::Seed, kSeedMin, kSeedMax, 123, false, false, "",
-     settings_detail::kClass, "seed_class",
-     "torch.manual_seed before CausalAttention and before each multi-head module"},
+     settings_detail::kClass, "seed_class"},
     {"class_dropout", settings_detail::T::Probability, 0, 1, 0, false, false, "",
-     settings_detail::kClass, "class_dropout", "The classes' own dropout p"},
+     settings_detail::kClass, "class_dropout"},
     {"context_length", settings_detail::T::Integer, 1, kMaxTokens, 0, true, false, "",
-     settings_detail::kClass, "context_length",
-     "The classes' mask buffer size, at least T (default T)"},
+     settings_detail::kClass, "context_length"},
     {"rng", settings_detail::T::Choice, 0, 0, 0, false, true,
      "default: the book; PyTorch 2.7+ on any CPU, Apple silicon, ARM, builds without MKL\n"
      "mkl: x86 Linux/Windows/Colab MKL builds, PyTorch 0.4.1–2.6",
-     settings_detail::kDropout, "generator", "Dropout's Bernoulli path: which PyTorch draws it"},
+     settings_detail::kDropout, "generator"},
     {"train", settings_detail::T::Boolean, 0, 1, 1, false, true, "", settings_detail::kDropout,
-     "train mode (off = .eval(): no dropout)", "Training mode (dropout active); false = .eval()"},
+     "train mode (off = .eval(): no dropout)"},
 };
 
 // The row of that key. A key missing from the table aborts, and does not compile where the
@@ -145,7 +131,8 @@ struct Choice {
 Choice choice(const SettingInfo& setting, std::size_t index);
 
 // {"settings": [{key, type, min, max, default, derived, compact, choices: [{value, label}],
-// group, label, help}]}: min and max null where the type has no range, default the book's value
+// group, order, label}]} (ca::with_texts adds each "help" last): min and max null where the
+// type has no range, default the book's value
 // resolved (query_token 1, context_length 6, the six tokens).
 json::Value settings_json();
 

@@ -10,18 +10,11 @@ namespace {
 using K = StageKind;
 using P = Part;
 
-constexpr const char* kWeights =
-    "nn.Linear fills it with uniform random numbers in ±1/√d_in after the seed; row r makes "
-    "output feature r.";
-constexpr const char* kBias = "The bias of that nn.Linear, added after the product.";
-constexpr const char* kClassWeights =
-    "The class draws its own nn.Linear weights after its own seed.";
-
-// Fields: id, section, part, operands, title, code, rows, cols, kind, causal, dropout, bias, note.
+// Fields: id, section, part, operands, title, code, rows, cols, kind, causal, dropout, bias.
+// Each stage's note is in src/texts.json (src/cli/texts.hpp), in this table's order.
 const std::vector<StageInfo> kStages = {
     {"inputs", "simple-one", P::Inputs, "", "Input embeddings", "{inputs}", "tok", "in", K::Values,
-     false, "", false,
-     "One row per token: the embedding vector every attention layer of the chapter reads."},
+     false, "", false},
     // §3.3.1
     {"simple.attn_scores_q", "simple-one", P::Simple, "inputs",
      "Attention scores of the query token",
@@ -29,350 +22,264 @@ const std::vector<StageInfo> kStages = {
      "attn_scores_{n} = torch.empty(inputs.shape[0])\n"
      "for i, x_i in enumerate(inputs):\n"
      "    attn_scores_{n}[i] = torch.dot(x_i, query)",
-     "", "tok", K::Scores, false, "", false,
-     "The query token's embedding dotted with every embedding, itself included: large when two "
-     "vectors point the same way."},
+     "", "tok", K::Scores, false, "", false},
     {"simple.attn_weights_q_tmp", "simple-one", P::Simple, "simple.attn_scores_q",
      "Scores divided by their sum",
      "attn_weights_{n}_tmp = attn_scores_{n} / attn_scores_{n}.sum()", "", "tok", K::Values, false,
-     "", false,
-     "The plainest normalisation: the weights sum to 1, but a negative score would give a "
-     "negative weight."},
+     "", false},
     {"simple.attn_weights_q_naive", "simple-one", P::Simple, "simple.attn_scores_q",
      "Naive softmax",
      "attn_weights_{n}_naive = torch.exp(attn_scores_{n}) / torch.exp(attn_scores_{n}).sum(dim=0)",
-     "", "tok", K::Probabilities, false, "", false,
-     "exp makes every weight positive before dividing by the sum. Large scores overflow to inf "
-     "here: the book's version subtracts nothing first."},
+     "", "tok", K::Probabilities, false, "", false},
     {"simple.attn_weights_q", "simple-one", P::Simple, "simple.attn_scores_q",
      "Softmax of the scores", "attn_weights_{n} = torch.softmax(attn_scores_{n}, dim=0)", "", "tok",
-     K::Probabilities, false, "", false,
-     "PyTorch's softmax subtracts the largest score before exp: the same weights, without "
-     "overflow."},
+     K::Probabilities, false, "", false},
     {"simple.context_vec_q", "simple-one", P::Simple, "simple.attn_weights_q inputs",
      "Context vector of the query token",
      "context_vec_{n} = torch.zeros(query.shape)\n"
      "for i, x_i in enumerate(inputs):\n"
      "    context_vec_{n} += attn_weights_{n}[i] * x_i",
-     "", "in", K::Values, false, "", false,
-     "Every embedding scaled by its weight and added up, token by token: the query token's "
-     "new vector."},
+     "", "in", K::Values, false, "", false},
     // §3.3.2
     {"simple.attn_scores", "simple-all", P::Simple, "inputs[i] inputs[j]",
      "Attention scores of every token", "attn_scores = inputs @ inputs.T", "tok", "tok", K::Scores,
-     false, "", false,
-     "Every pair at once: row i holds token i's dot products with all tokens; the query "
-     "token's row is the vector above."},
+     false, "", false},
     {"simple.attn_weights", "simple-all", P::Simple, "simple.attn_scores[i]",
      "Attention weights of every token", "attn_weights = torch.softmax(attn_scores, dim=-1)", "tok",
-     "tok", K::Probabilities, false, "", false, "A softmax along each row: every row sums to 1."},
+     "tok", K::Probabilities, false, "", false},
     {"simple.all_context_vecs", "simple-all", P::Simple, "simple.attn_weights[i] inputs[:,j]",
      "Context vectors of every token", "all_context_vecs = attn_weights @ inputs", "tok", "in",
-     K::Values, false, "", false,
-     "One matrix product does the weighted sums of all rows; the query token's row equals the "
-     "loop's result."},
+     K::Values, false, "", false},
     // §3.4.1
     {"v1.W_query", "v1-steps", P::V1, "", "Query weights (d_in × d_out)",
      "torch.manual_seed({seed_v1}); "
      "W_query = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)",
-     "in", "out", K::Weights, false, "", false,
-     "torch.rand: uniform in [0, 1) after the seed. Stored d_in × d_out and used as x @ W, "
-     "the transpose of nn.Linear's layout."},
+     "in", "out", K::Weights, false, "", false},
     {"v1.W_key", "v1-steps", P::V1, "", "Key weights (d_in × d_out)",
      "W_key = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
-     K::Weights, false, "", false, "Drawn right after the query weights, from the same stream."},
+     K::Weights, false, "", false},
     {"v1.W_value", "v1-steps", P::V1, "", "Value weights (d_in × d_out)",
      "W_value = torch.nn.Parameter(torch.rand({d_in}, {d_out}), requires_grad=False)", "in", "out",
-     K::Weights, false, "", false, "Drawn last of the three."},
+     K::Weights, false, "", false},
     {"v1.query_q", "v1-steps", P::V1, "inputs v1.W_query", "Query of the query token",
-     "x_{n} = inputs[{q}]\nquery_{n} = x_{n} @ W_query", "", "out", K::Values, false, "", false,
-     "The query token's embedding projected to d_out features: what it looks for."},
+     "x_{n} = inputs[{q}]\nquery_{n} = x_{n} @ W_query", "", "out", K::Values, false, "", false},
     {"v1.keys", "v1-steps", P::V1, "inputs[i] v1.W_key[:,j]", "Keys", "keys = inputs @ W_key",
-     "tok", "out", K::Values, false, "", false,
-     "Every token's key: what it offers to be matched against."},
+     "tok", "out", K::Values, false, "", false},
     {"v1.values", "v1-steps", P::V1, "inputs[i] v1.W_value[:,j]", "Values",
-     "values = inputs @ W_value", "tok", "out", K::Values, false, "", false,
-     "Every token's value: what it hands over when attended to."},
+     "values = inputs @ W_value", "tok", "out", K::Values, false, "", false},
     {"v1.attn_score_qq", "v1-steps", P::V1, "v1.query_q v1.keys",
      "The query's score against its own key",
      "keys_{n} = keys[{q}]\nattn_score_{n}{n} = query_{n}.dot(keys_{n})", "", "", K::Scores, false,
-     "", false,
-     "One number, a 0-dimensional tensor: the query token's query dotted with its own key."},
+     "", false},
     {"v1.attn_scores_q", "v1-steps", P::V1, "v1.query_q v1.keys",
      "Scores of the query against every key", "attn_scores_{n} = query_{n} @ keys.T", "", "tok",
-     K::Scores, false, "", false,
-     "The same dot product against every key; the entry of the query token is the number "
-     "above."},
+     K::Scores, false, "", false},
     {"v1.attn_weights_q", "v1-steps", P::V1, "v1.attn_scores_q", "Scaled softmax of the scores",
      "attn_weights_{n} = torch.softmax(attn_scores_{n}{scaled}, dim=-1)", "", "tok",
-     K::Probabilities, false, "", false,
-     "Scores divided by √d_k before the softmax, so that wide keys do not make it too peaked."},
+     K::Probabilities, false, "", false},
     {"v1.context_vec_q", "v1-steps", P::V1, "v1.attn_weights_q v1.values",
      "Context vector of the query token", "context_vec_{n} = attn_weights_{n} @ values", "", "out",
-     K::Values, false, "", false,
-     "The values mixed by the weights: d_out numbers, no longer d_in."},
+     K::Values, false, "", false},
     // §3.4.2
     {"v1.context_vecs", "v1-class", P::V1, "inputs v1.W_query v1.W_key v1.W_value",
      "Context vectors of SelfAttention_v1",
      "torch.manual_seed({seed_v1}); sa_v1 = SelfAttention_v1({d_in}, {d_out}); "
      "sa_v1(inputs){unscaled}",
-     "tok", "out", K::Values, false, "", false,
-     "The class re-seeded draws the same three weights: its row of the query token is the "
-     "vector above."},
+     "tok", "out", K::Values, false, "", false},
     {"v1_from_v2.context_vecs", "v1-class", P::V1, "inputs",
      "SelfAttention_v1 with SelfAttention_v2's weights (exercise 3.1)",
      "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2({d_in}, {d_out}{ca_bias}); "
      "sa_v1.W_query = nn.Parameter(sa_v2.W_query.weight.T); "
      "sa_v1.W_key = nn.Parameter(sa_v2.W_key.weight.T); "
      "sa_v1.W_value = nn.Parameter(sa_v2.W_value.weight.T); sa_v1(inputs)",
-     "tok", "out", K::Values, false, "", false,
-     "nn.Linear stores its weight transposed: given sa_v2's weights transposed, sa_v1 computes "
-     "sa_v2's context_vec bit for bit (without qkv_bias)."},
+     "tok", "out", K::Values, false, "", false},
     {"W_query", "s1", P::Sa, "", "Query weights of SelfAttention_v2",
      "torch.manual_seed({seed_weights}); sa_v2 = SelfAttention_v2(d_in={d_in}, d_out={d_out}, "
      "qkv_bias={qkv_bias}); sa_v2.W_query.weight",
-     "out", "in", K::Weights, false, "", false, kWeights},
+     "out", "in", K::Weights, false, "", false},
     {"W_key", "s1", P::Sa, "", "Key weights of SelfAttention_v2", "sa_v2.W_key.weight", "out", "in",
-     K::Weights, false, "", false, kWeights},
+     K::Weights, false, "", false},
     {"W_value", "s1", P::Sa, "", "Value weights of SelfAttention_v2", "sa_v2.W_value.weight", "out",
-     "in", K::Weights, false, "", false, kWeights},
+     "in", K::Weights, false, "", false},
     {"b_query", "s1", P::Sa, "", "Query bias of SelfAttention_v2", "sa_v2.W_query.bias", "bias",
-     "out", K::Weights, false, "", true, kBias},
+     "out", K::Weights, false, "", true},
     {"b_key", "s1", P::Sa, "", "Key bias of SelfAttention_v2", "sa_v2.W_key.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
+     K::Weights, false, "", true},
     {"b_value", "s1", P::Sa, "", "Value bias of SelfAttention_v2", "sa_v2.W_value.bias", "bias",
-     "out", K::Weights, false, "", true, kBias},
+     "out", K::Weights, false, "", true},
     {"queries", "s1", P::Sa, "inputs[i] W_query[j] b_query", "Queries",
-     "queries = sa_v2.W_query(inputs)", "tok", "out", K::Values, false, "", false,
-     "Each token’s question: its embedding multiplied by the query weights."},
+     "queries = sa_v2.W_query(inputs)", "tok", "out", K::Values, false, "", false},
     {"keys", "s1", P::Sa, "inputs[i] W_key[j] b_key", "Keys", "keys = sa_v2.W_key(inputs)", "tok",
-     "out", K::Values, false, "", false,
-     "What each token offers to be matched against: embedding times key weights."},
+     "out", K::Values, false, "", false},
     {"values", "s1", P::Sa, "inputs[i] W_value[j] b_value", "Values",
-     "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false, "", false,
-     "The content each token hands over once it is attended to."},
+     "values = sa_v2.W_value(inputs)", "tok", "out", K::Values, false, "", false},
     {"attn_scores", "s1", P::Sa, "queries[i] keys[j]", "Attention scores",
-     "attn_scores = queries @ keys.T", "tok", "tok", K::Scores, false, "", false,
-     "Row i, column j: how well the query of token i matches the key of token j (a dot "
-     "product)."},
+     "attn_scores = queries @ keys.T", "tok", "tok", K::Scores, false, "", false},
     {"attn_weights", "s1", P::Sa, "attn_scores[i]", "Attention weights",
      "attn_weights = torch.softmax(attn_scores{scaled}, dim=-1)", "tok", "tok", K::Probabilities,
-     false, "", false,
-     "Softmax of each scaled row of scores: positive weights that sum to 1, future tokens "
-     "included."},
+     false, "", false},
     {"context_vec", "s1", P::Sa, "attn_weights[i] values[:,j]",
      "Context vectors of SelfAttention_v2",
      "context_vec = attn_weights @ values  # = sa_v2(inputs), printed in §3.4.2", "tok", "out",
-     K::Values, false, "", false,
-     "Each token’s new vector: all values mixed by its row of weights."},
+     K::Values, false, "", false},
     {"mask_simple", "s1", P::Sa, "", "Simple mask (lower triangle of ones)",
-     "mask_simple = torch.tril(torch.ones({T}, {T}))", "tok", "tok", K::Mask, true, "", false,
-     "Lower triangle of ones: a token may look at itself and earlier tokens, never later ones."},
+     "mask_simple = torch.tril(torch.ones({T}, {T}))", "tok", "tok", K::Mask, true, "", false},
     {"masked_simple", "s1", P::Sa, "attn_weights[i] mask_simple[i]",
      "Weights times the simple mask", "masked_simple = attn_weights * mask_simple", "tok", "tok",
-     K::Probabilities, true, "", false,
-     "Multiplying by the mask zeroes the weights on later tokens. The rows no longer sum to 1."},
+     K::Probabilities, true, "", false},
     {"row_sums", "s1", P::Sa, "masked_simple[i]", "Row sums of the masked weights",
      "row_sums = masked_simple.sum(dim=-1, keepdim=True)", "tok", "sum", K::Values, false, "",
-     false, "What is left of each row after masking: the first row keeps only its own weight."},
+     false},
     {"masked_simple_norm", "s1", P::Sa, "masked_simple[i] row_sums[i]",
      "Renormalised masked weights", "masked_simple_norm = masked_simple / row_sums", "tok", "tok",
-     K::Probabilities, true, "", false,
-     "Dividing each row by its sum makes it a distribution again over the visible tokens only."},
+     K::Probabilities, true, "", false},
     {"mask", "s1", P::Sa, "", "Efficient mask (ones above the diagonal)",
-     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "", false,
-     "The opposite mask: ones mark the future cells to hide (strictly above the diagonal)."},
+     "mask = torch.triu(torch.ones({T}, {T}), diagonal=1)", "tok", "tok", K::Mask, true, "", false},
     {"masked", "s1", P::Sa, "attn_scores[i] mask[i]", "Scores masked with -inf",
      "masked = attn_scores.masked_fill(mask.bool(), -torch.inf)", "tok", "tok", K::Scores, true, "",
-     false,
-     "Future scores become −∞ before the softmax; e to the −∞ is 0, so they get no weight at "
-     "all."},
+     false},
     {"attn_weights_causal", "s1", P::Sa, "masked[i]", "Causal attention weights",
      "attn_weights = torch.softmax(masked{scaled}, dim=-1)", "tok", "tok", K::Probabilities, true,
-     "", false,
-     "One softmax over the masked scores gives the same weights as the mask-then-renormalise "
-     "route, in one step."},
+     "", false},
     {"dropout_example", "s4", P::Sa, "", "Dropout applied to a matrix of ones",
      "torch.manual_seed({seed_dropout}); dropout = torch.nn.Dropout({dropout}){eval}; "
      "dropout(torch.ones({T}, {T}))",
-     "tok", "tok", K::Mask, false, "dropout_example", false,
-     "Dropout on a matrix of ones shows its random pattern: each cell is zeroed with probability "
-     "p, survivors are scaled by 1/(1−p)."},
+     "tok", "tok", K::Mask, false, "dropout_example", false},
     {"attn_weights_dropped", "s4", P::Sa, "attn_weights_causal[i] dropout_example[i]",
      "Dropout applied to the causal weights",
      "torch.manual_seed({seed_dropout}); dropout(attn_weights)", "tok", "tok", K::Probabilities,
-     true, "dropout_example", false,
-     "The same seed gives the same pattern on the causal weights: dropped weights become 0, kept "
-     "ones are scaled up."},
+     true, "dropout_example", false},
     {"batch", "s5", P::Sa, "inputs", "A batch of two inputs",
-     "batch = torch.stack((inputs, inputs), dim=0)", "tok", "in", K::Values, false, "", false,
-     "Two copies of the inputs stacked into one batch, the shape the class expects: (batch, "
-     "tokens, d_in)."},
+     "batch = torch.stack((inputs, inputs), dim=0)", "tok", "in", K::Values, false, "", false},
     {"ca.W_query", "s5", P::Sa, "", "Query weights of CausalAttention",
      "torch.manual_seed({seed_class}); ca = CausalAttention(d_in={d_in}, d_out={d_out}, "
      "context_length={context_length}, dropout={class_dropout}{ca_bias}){eval}; ca.W_query.weight",
-     "out", "in", K::Weights, false, "", false, kClassWeights},
+     "out", "in", K::Weights, false, "", false},
     {"ca.W_key", "s5", P::Sa, "", "Key weights of CausalAttention", "ca.W_key.weight", "out", "in",
-     K::Weights, false, "", false, kClassWeights},
+     K::Weights, false, "", false},
     {"ca.W_value", "s5", P::Sa, "", "Value weights of CausalAttention", "ca.W_value.weight", "out",
-     "in", K::Weights, false, "", false, kClassWeights},
+     "in", K::Weights, false, "", false},
     {"ca.b_query", "s5", P::Sa, "", "Query bias of CausalAttention", "ca.W_query.bias", "bias",
-     "out", K::Weights, false, "", true, kBias},
+     "out", K::Weights, false, "", true},
     {"ca.b_key", "s5", P::Sa, "", "Key bias of CausalAttention", "ca.W_key.bias", "bias", "out",
-     K::Weights, false, "", true, kBias},
+     K::Weights, false, "", true},
     {"ca.b_value", "s5", P::Sa, "", "Value bias of CausalAttention", "ca.W_value.bias", "bias",
-     "out", K::Weights, false, "", true, kBias},
+     "out", K::Weights, false, "", true},
     {"context_vecs", "s5", P::Sa,
      "batch ca.W_query ca.W_key ca.W_value ca.b_query ca.b_key ca.b_value",
      "Context vectors of CausalAttention", "context_vecs = ca(batch){unscaled}", "tok", "out",
-     K::Values, false, "", false,
-     "The class’s forward pass on each batch element: same inputs, same outputs."},
+     K::Values, false, "", false},
     // §3.6.1
     {"mhaw.W_query", "mha-wrapper", P::Wrapper, "", "Query weights of every head",
      "torch.manual_seed({seed_class}); mhaw = MultiHeadAttentionWrapper({d_in}, {d_out}, "
      "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
      "torch.stack([head.W_query.weight for head in mhaw.heads])",
-     "out", "in", K::Weights, false, "", false,
-     "One CausalAttention per head, built one after another from one seed: the first head "
-     "(mhaw.heads[0]) has §3.5's weights, the next heads continue the stream."},
+     "out", "in", K::Weights, false, "", false},
     {"mhaw.W_key", "mha-wrapper", P::Wrapper, "", "Key weights of every head",
      "torch.stack([head.W_key.weight for head in mhaw.heads])", "out", "in", K::Weights, false, "",
-     false, "Each head's own key weights."},
+     false},
     {"mhaw.W_value", "mha-wrapper", P::Wrapper, "", "Value weights of every head",
      "torch.stack([head.W_value.weight for head in mhaw.heads])", "out", "in", K::Weights, false,
-     "", false, "Each head's own value weights."},
+     "", false},
     {"mhaw.b_query", "mha-wrapper", P::Wrapper, "", "Query biases of every head",
      "torch.stack([head.W_query.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
-     "", true, "One row per head."},
+     "", true},
     {"mhaw.b_key", "mha-wrapper", P::Wrapper, "", "Key biases of every head",
      "torch.stack([head.W_key.bias for head in mhaw.heads])", "head", "out", K::Weights, false, "",
-     true, "One row per head."},
+     true},
     {"mhaw.b_value", "mha-wrapper", P::Wrapper, "", "Value biases of every head",
      "torch.stack([head.W_value.bias for head in mhaw.heads])", "head", "out", K::Weights, false,
-     "", true, "One row per head."},
+     "", true},
     {"mhaw.context_vecs", "mha-wrapper", P::Wrapper,
      "batch mhaw.W_query mhaw.W_key mhaw.W_value mhaw.b_query mhaw.b_key mhaw.b_value",
      "Context vectors of the heads, concatenated", "context_vecs = mhaw(batch){unscaled}", "tok",
-     "hout", K::Values, false, "", false,
-     "torch.cat along the last axis: the first head's d_out columns, then the second's, and so on. "
-     "Heads run one after another, so their dropout draws follow in head order."},
+     "hout", K::Values, false, "", false},
     // §3.6.2
     {"mha.W_query", "mha", P::Mha, "", "Query weights of MultiHeadAttention",
      "torch.manual_seed({seed_class}); mha = MultiHeadAttention({d_in}, {d_out}, "
      "{context_length}, {class_dropout}, num_heads={num_heads}{ca_bias}){eval}; "
      "mha.W_query.weight",
-     "out", "in", K::Weights, false, "", false,
-     "One d_out-wide projection for all heads together; rows h·head_dim to (h+1)·head_dim − 1 "
-     "feed head h."},
+     "out", "in", K::Weights, false, "", false},
     {"mha.W_key", "mha", P::Mha, "", "Key weights of MultiHeadAttention", "mha.W_key.weight", "out",
-     "in", K::Weights, false, "", false, "Drawn after the query weights."},
+     "in", K::Weights, false, "", false},
     {"mha.W_value", "mha", P::Mha, "", "Value weights of MultiHeadAttention", "mha.W_value.weight",
-     "out", "in", K::Weights, false, "", false, "Drawn after the key weights."},
+     "out", "in", K::Weights, false, "", false},
     {"mha.b_query", "mha", P::Mha, "", "Query bias of MultiHeadAttention", "mha.W_query.bias",
-     "bias", "out", K::Weights, false, "", true, kBias},
+     "bias", "out", K::Weights, false, "", true},
     {"mha.b_key", "mha", P::Mha, "", "Key bias of MultiHeadAttention", "mha.W_key.bias", "bias",
-     "out", K::Weights, false, "", true, kBias},
+     "out", K::Weights, false, "", true},
     {"mha.b_value", "mha", P::Mha, "", "Value bias of MultiHeadAttention", "mha.W_value.bias",
-     "bias", "out", K::Weights, false, "", true, kBias},
+     "bias", "out", K::Weights, false, "", true},
     {"mha.out_proj.weight", "mha", P::Mha, "", "Output projection weights", "mha.out_proj.weight",
-     "out", "out", K::Weights, false, "", false,
-     "nn.Linear(d_out, d_out), drawn after the value weights; it mixes the heads' columns."},
+     "out", "out", K::Weights, false, "", false},
     {"mha.out_proj.bias", "mha", P::Mha, "", "Output projection bias", "mha.out_proj.bias", "bias",
-     "out", K::Weights, false, "", false, "out_proj always has a bias, whatever qkv_bias says."},
+     "out", K::Weights, false, "", false},
     {"mha.queries", "mha", P::Mha, "batch mha.W_query mha.b_query", "Queries split into heads",
      "queries = mha.W_query(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok",
-     "hd", K::Values, false, "", false,
-     "view cuts each token's d_out query features into num_heads pieces of head_dim, (b, T, H, "
-     "head_dim); transpose(1, 2) makes it (b, H, T, head_dim): one T × head_dim matrix per "
-     "head."},
+     "hd", K::Values, false, "", false},
     {"mha.keys", "mha", P::Mha, "batch mha.W_key mha.b_key", "Keys split into heads",
      "keys = mha.W_key(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok", "hd",
-     K::Values, false, "", false,
-     "The keys cut the same way: head h gets columns h·head_dim onward."},
+     K::Values, false, "", false},
     {"mha.values", "mha", P::Mha, "batch mha.W_value mha.b_value", "Values split into heads",
      "values = mha.W_value(batch).view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)", "tok",
-     "hd", K::Values, false, "", false, "The values cut the same way."},
+     "hd", K::Values, false, "", false},
     {"mha.attn_scores", "mha", P::Mha, "mha.queries mha.keys",
      "Masked attention scores of every head",
      "attn_scores = queries @ keys.transpose(2, 3); "
      "attn_scores.masked_fill_(mha.mask.bool()[:{T}, :{T}], -torch.inf)",
-     "tok", "tok", K::Scores, true, "", false,
-     "One batched product gives every head's T × T scores; the mask is filled in place, so "
-     "attn_scores holds −∞ above the diagonal."},
+     "tok", "tok", K::Scores, true, "", false},
     {"mha.attn_weights", "mha", P::Mha, "mha.attn_scores", "Attention weights of every head",
      "attn_weights = mha.dropout(torch.softmax(attn_scores{scaled}, dim=-1))", "tok", "tok",
-     K::Probabilities, true, "mha.attn_weights", false,
-     "Scaled by √head_dim, not √d_out. Dropout draws once over the whole (b, H, T, T) tensor, "
-     "after every weight was drawn."},
+     K::Probabilities, true, "mha.attn_weights", false},
     {"mha.context_vec", "mha", P::Mha, "mha.attn_weights mha.values",
      "The heads' context vectors side by side",
      "context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(2, {T}, {d_out})",
-     "tok", "out", K::Values, false, "", false,
-     "Each head's T × head_dim result; transpose(1, 2) and view put the heads back side by "
-     "side, d_out = H · head_dim wide."},
+     "tok", "out", K::Values, false, "", false},
     {"mha.context_vecs", "mha", P::Mha, "mha.context_vec mha.out_proj.weight mha.out_proj.bias",
      "Context vectors of MultiHeadAttention",
      "context_vecs = mha.out_proj(context_vec)  # = mha(batch)", "tok", "out", K::Values, false, "",
-     false, "out_proj mixes the heads' columns: the module's output."},
+     false},
     // The bonus notebook's implementations (bonus.hpp, docs/bonus.md), after the chapter.
     // ch03/02.3 MultiHeadAttentionCombinedQKV
     {"qkv.weight", "bonus-qkv", P::Qkv, "", "Combined query, key and value weights",
      "torch.manual_seed({seed_class}); mha_combined_qkv = MultiHeadAttentionCombinedQKV("
      "d_in={d_in}, d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
      "dropout={class_dropout}, qkv_bias={qkv_bias}){eval}; mha_combined_qkv.qkv.weight",
-     "qkv", "in", K::Weights, false, "", false,
-     "One nn.Linear(d_in, 3·d_out). Its one kaiming_uniform_ has §3.6.2's bound (fan_in = d_in) "
-     "and draws W_query's rows, then W_key's, then W_value's: without qkv_bias this is "
-     "mha.W_query, mha.W_key and mha.W_value stacked, bit for bit."},
+     "qkv", "in", K::Weights, false, "", false},
     {"qkv.bias", "bonus-qkv", P::Qkv, "", "Combined bias", "mha_combined_qkv.qkv.bias", "bias",
-     "qkv", K::Weights, false, "", true,
-     "Drawn after all three weights, where §3.6.2 draws each bias after its weight: with "
-     "qkv_bias the two modules hold other numbers."},
+     "qkv", K::Weights, false, "", true},
     {"qkv.proj.weight", "bonus-qkv", P::Qkv, "", "Output projection weights",
-     "mha_combined_qkv.proj.weight", "out", "out", K::Weights, false, "", false,
-     "nn.Linear(d_out, d_out), drawn after qkv: mha.out_proj's numbers without qkv_bias."},
+     "mha_combined_qkv.proj.weight", "out", "out", K::Weights, false, "", false},
     {"qkv.proj.bias", "bonus-qkv", P::Qkv, "", "Output projection bias",
-     "mha_combined_qkv.proj.bias", "bias", "out", K::Weights, false, "", false,
-     "Always drawn, as out_proj's."},
+     "mha_combined_qkv.proj.bias", "bias", "out", K::Weights, false, "", false},
     {"qkv.qkv", "bonus-qkv", P::Qkv, "batch qkv.weight qkv.bias",
      "Queries, keys and values in one product", "qkv = mha_combined_qkv.qkv(batch)", "tok", "qkv",
-     K::Values, false, "", false,
-     "One matrix product, 3·d_out columns: queries, then keys, then values. Each column is the "
-     "same dot product as in three products, so the same bits; view(b, T, 3, H, head_dim), "
-     "permute(2, 0, 3, 1, 4) and unbind(0) cut it into the three (b, H, T, head_dim) tensors."},
+     K::Values, false, "", false},
     {"qkv.context_vecs", "bonus-qkv", P::Qkv,
      "batch qkv.weight qkv.bias qkv.proj.weight qkv.proj.bias",
      "Context vectors of MultiHeadAttentionCombinedQKV",
      "context_vecs_qkv = mha_combined_qkv(batch){unscaled}", "tok", "out", K::Values, false, "",
-     false,
-     "Without qkv_bias, mha.context_vecs bit for bit. (The notebook's last view uses embed_dim, "
-     "d_in: it runs only when d_in = d_out. This one views to d_out, as §3.6.2.)"},
+     false},
     // ch03/02.4 MHAEinsum
     {"einsum.W_query", "bonus-einsum", P::Einsum, "", "Query weights of MHAEinsum (d_in × d_out)",
      "torch.manual_seed({seed_class}); mha_einsum = MHAEinsum(d_in={d_in}, d_out={d_out}, "
      "context_length={context_length}, dropout={class_dropout}, num_heads={num_heads}, "
      "qkv_bias={qkv_bias}){eval}; mha_einsum.W_query",
-     "in", "out", K::Weights, false, "", false,
-     "torch.randn fills the three Parameters, out_proj draws, then kaiming_uniform_ redraws "
-     "each: for a (d_in, d_out) tensor its fan_in is size(1) = d_out, so the bound is "
-     "1/√d_out, not nn.Linear's 1/√d_in. Other numbers than §3.6.2's."},
+     "in", "out", K::Weights, false, "", false},
     {"einsum.W_key", "bonus-einsum", P::Einsum, "", "Key weights of MHAEinsum", "mha_einsum.W_key",
-     "in", "out", K::Weights, false, "", false, "Redrawn after the query weights."},
+     "in", "out", K::Weights, false, "", false},
     {"einsum.W_value", "bonus-einsum", P::Einsum, "", "Value weights of MHAEinsum",
-     "mha_einsum.W_value", "in", "out", K::Weights, false, "", false,
-     "Redrawn after the key weights."},
+     "mha_einsum.W_value", "in", "out", K::Weights, false, "", false},
     {"einsum.bias_q", "bonus-einsum", P::Einsum, "", "Query bias of MHAEinsum", "mha_einsum.bias_q",
-     "bias", "out", K::Weights, false, "", true, "Zeros, then U(±1/√d_out) after the weights."},
+     "bias", "out", K::Weights, false, "", true},
     {"einsum.bias_k", "bonus-einsum", P::Einsum, "", "Key bias of MHAEinsum", "mha_einsum.bias_k",
-     "bias", "out", K::Weights, false, "", true, "Drawn after the query bias."},
+     "bias", "out", K::Weights, false, "", true},
     {"einsum.bias_v", "bonus-einsum", P::Einsum, "", "Value bias of MHAEinsum", "mha_einsum.bias_v",
-     "bias", "out", K::Weights, false, "", true, "Drawn after the key bias."},
+     "bias", "out", K::Weights, false, "", true},
     {"einsum.out_proj.weight", "bonus-einsum", P::Einsum, "", "Output projection weights",
-     "mha_einsum.out_proj.weight", "out", "out", K::Weights, false, "", false,
-     "nn.Linear(d_out, d_out), drawn between the randn and the kaiming redraws."},
+     "mha_einsum.out_proj.weight", "out", "out", K::Weights, false, "", false},
     {"einsum.out_proj.bias", "bonus-einsum", P::Einsum, "", "Output projection bias",
-     "mha_einsum.out_proj.bias", "bias", "out", K::Weights, false, "", false,
-     "Drawn after out_proj's weight."},
+     "mha_einsum.out_proj.bias", "bias", "out", K::Weights, false, "", false},
     {"einsum.scores", "bonus-einsum", P::Einsum,
      "batch einsum.W_query einsum.W_key einsum.bias_q einsum.bias_k",
      "Scaled, then masked scores of every head",
@@ -382,17 +289,12 @@ const std::vector<StageInfo> kStages = {
      ".view(2, {T}, {num_heads}, {head_dim}).transpose(1, 2)\n"
      "scores = torch.einsum('bhnd,bhmd->bhnm', Q, K){einsum_scaled}\n"
      "scores = scores.masked_fill(mha_einsum.mask[:{T}, :{T}].bool(), -torch.inf)",
-     "tok", "tok", K::Scores, true, "", false,
-     "Divided by √head_dim before the mask, where §3.6.2 masks, then divides inside the "
-     "softmax: −∞ / √head_dim is −∞ and every other score is the same division, so the softmax "
-     "reads the same numbers."},
+     "tok", "tok", K::Scores, true, "", false},
     {"einsum.context_vecs", "bonus-einsum", P::Einsum,
      "batch einsum.W_query einsum.W_key einsum.W_value einsum.bias_q einsum.bias_k "
      "einsum.bias_v einsum.out_proj.weight einsum.out_proj.bias",
      "Context vectors of MHAEinsum", "context_vecs_einsum = mha_einsum(batch)", "tok", "out",
-     K::Values, false, "", false,
-     "With its own weights: not mha.context_vecs. Each einsum is a bmm over permuted operands, "
-     "the same sums in the same order as the chapter's products."},
+     K::Values, false, "", false},
     {"einsum.copied.context_vecs", "bonus-einsum", P::Einsum,
      "batch mha.W_query mha.W_key mha.W_value mha.b_query mha.b_key mha.b_value "
      "mha.out_proj.weight mha.out_proj.bias",
@@ -407,9 +309,7 @@ const std::vector<StageInfo> kStages = {
      "    mha_einsum.out_proj.weight.copy_(mha.out_proj.weight)\n"
      "    mha_einsum.out_proj.bias.copy_(mha.out_proj.bias)\n"
      "context_vecs_copied = mha_einsum(batch)",
-     "tok", "out", K::Values, false, "", false,
-     "Given §3.6.2's weights (transposed: einsum's are d_in × d_out), MHAEinsum computes "
-     "mha.context_vecs bit for bit, biases included (in eval mode or without dropout)."},
+     "tok", "out", K::Values, false, "", false},
     // ch03/02.5 and ch03/02.6 scaled_dot_product_attention: the blocked pass, written out
     {"flash.running_max", "bonus-flash", P::Flash, "qkv.qkv", "Running max after each key block",
      "torch.manual_seed({seed_class}); mha_flash = MHAPyTorchScaledDotProduct(d_in={d_in}, "
@@ -420,29 +320,19 @@ const std::vector<StageInfo> kStages = {
      "context_vec, running_max, running_sum = flash_attention(queries, keys, values, "
      "block={block}{flash_scale})\n"
      "running_max",
-     "tok", "block", K::Scores, false, "", false,
-     "Keys come in blocks; each query row keeps the largest scaled score seen so far. Blocks "
-     "after the query's own are never computed (the causal mask), so the value carries over."},
+     "tok", "block", K::Scores, false, "", false},
     {"flash.running_sum", "bonus-flash", P::Flash, "qkv.qkv", "Running sum after each key block",
-     "running_sum", "tok", "block", K::Values, false, "", false,
-     "The sum of exp(score − running max), rescaled by exp(old max − new max) whenever the max "
-     "grows: the softmax's denominator, built block by block."},
+     "running_sum", "tok", "block", K::Values, false, "", false},
     {"flash.context_vec", "bonus-flash", P::Flash, "qkv.qkv", "The heads' outputs, divided last",
      "context_vec = context_vec.transpose(1, 2).contiguous().view(2, {T}, {d_out})", "tok", "out",
-     K::Values, false, "", false,
-     "Each block's exp(score − max) @ values is added to an accumulator rescaled like the sum; "
-     "the division by the sum comes last, once per row. No T × T tensor is ever held."},
+     K::Values, false, "", false},
     {"flash.context_vecs", "bonus-flash", P::Flash,
      "flash.context_vec qkv.proj.weight qkv.proj.bias", "Context vectors of the blocked pass",
      "context_vecs_flash = mha_flash.proj(context_vec)  # = mha_flash(batch)", "tok", "out",
-     K::Values, false, "", false,
-     "MHAPyTorchScaledDotProduct draws MultiHeadAttentionCombinedQKV's weights; its "
-     "scaled_dot_product_attention (PyTorch 2.0+) is replaced by this pass."},
+     K::Values, false, "", false},
     {"flash.difference", "bonus-flash", P::Flash, "flash.context_vecs qkv.context_vecs",
      "Blocked pass minus the plain softmax", "difference = context_vecs_flash - context_vecs_qkv",
-     "tok", "out", K::Values, false, "", false,
-     "Rounding only: the exponentials are taken against a max that later grows and are "
-     "rescaled, and the division comes after the product. A few units in the last place."},
+     "tok", "out", K::Values, false, "", false},
     // ch03/02.7 and ch03/02.8 nn.MultiheadAttention
     {"torchmha.in_proj_weight", "bonus-torchmha", P::TorchMha, "",
      "in_proj_weight of nn.MultiheadAttention",
@@ -450,29 +340,21 @@ const std::vector<StageInfo> kStages = {
      "d_out={d_out}, num_heads={num_heads}, context_length={context_length}, "
      "dropout={class_dropout}, qkv_bias=False){eval}; "
      "mha_pytorch_class.multihead_attn.in_proj_weight",
-     "qkv", "in", K::Weights, false, "", false,
-     "One (3·d_out, d_out) Parameter, xavier_uniform_: U(±√(6 / (d_out + 3·d_out))), drawn "
-     "after out_proj's weight."},
+     "qkv", "in", K::Weights, false, "", false},
     {"torchmha.out_proj.weight", "bonus-torchmha", P::TorchMha, "",
      "out_proj weights of nn.MultiheadAttention",
-     "mha_pytorch_class.multihead_attn.out_proj.weight", "out", "out", K::Weights, false, "", false,
-     "Built first, an nn.Linear without bias (bias=qkv_bias is False)."},
+     "mha_pytorch_class.multihead_attn.out_proj.weight", "out", "out", K::Weights, false, "",
+     false},
     {"torchmha.proj.weight", "bonus-torchmha", P::TorchMha, "", "proj weights of MHAPyTorchClass",
-     "mha_pytorch_class.proj.weight", "out", "out", K::Weights, false, "", false,
-     "The wrapper's own nn.Linear(d_out, d_out) after the attention's out_proj: two output "
-     "projections in a row."},
+     "mha_pytorch_class.proj.weight", "out", "out", K::Weights, false, "", false},
     {"torchmha.proj.bias", "bonus-torchmha", P::TorchMha, "", "proj bias of MHAPyTorchClass",
-     "mha_pytorch_class.proj.bias", "bias", "out", K::Weights, false, "", false,
-     "Drawn after proj's weight."},
+     "mha_pytorch_class.proj.bias", "bias", "out", K::Weights, false, "", false},
     {"torchmha.context_vecs", "bonus-torchmha", P::TorchMha,
      "batch torchmha.in_proj_weight torchmha.out_proj.weight torchmha.proj.weight "
      "torchmha.proj.bias",
      "Context vectors of MHAPyTorchClass",
      "context_vecs_torch = mha_pytorch_class(batch)  # need_weights=False: the same in 1.13", "tok",
-     "out", K::Values, false, "", false,
-     "In PyTorch 1.13 an attn_mask rules out the fast path, and need_weights=False runs the same "
-     "code: the weights are computed either way (2.0+ sends need_weights=False to "
-     "scaled_dot_product_attention)."},
+     "out", K::Values, false, "", false},
     {"torchmha.attn_weights", "bonus-torchmha", P::TorchMha, "batch torchmha.in_proj_weight",
      "Attention weights averaged over the heads",
      "torch.manual_seed({seed_class}); mha_pytorch_class = MHAPyTorchClass(d_in={d_in}, "
@@ -480,9 +362,7 @@ const std::vector<StageInfo> kStages = {
      "dropout={class_dropout}, qkv_bias=False){eval}\n"
      "attn_weights = mha_pytorch_class.multihead_attn(batch, batch, batch, "
      "attn_mask=mha_pytorch_class.mask[:{T}, :{T}], need_weights=True)[1]",
-     "tok", "tok", K::Probabilities, true, "", false,
-     "What need_weights=True returns: the (b, H, T, T) weights summed over the heads and "
-     "divided by H. Each row still sums to 1."},
+     "tok", "tok", K::Probabilities, true, "", false},
     {"torchmha.copied.context_vecs", "bonus-torchmha", P::TorchMha,
      "batch mha.W_query mha.W_key mha.W_value mha.out_proj.weight mha.out_proj.bias",
      "nn.MultiheadAttention carrying MultiHeadAttention's weights",
@@ -496,10 +376,7 @@ const std::vector<StageInfo> kStages = {
      "    mha_pytorch_class.proj.weight.copy_(torch.eye({d_out}))\n"
      "    mha_pytorch_class.proj.bias.copy_(mha.out_proj.bias)\n"
      "context_vecs_copied = mha_pytorch_class(batch)",
-     "tok", "out", K::Values, false, "", false,
-     "PyTorch divides the queries by √head_dim before the product, (q/√hd)·k, where the chapter "
-     "divides the scores, (q·k)/√hd: the same bits when √head_dim is a power of two (head_dim "
-     "1, 4, 16, 64), a last bit apart otherwise."},
+     "tok", "out", K::Values, false, "", false},
     // Beyond the chapter: rasbt/LLMs-from-scratch ch04/03_kv-cache (kv_cache.hpp). The batch
     // fed one token per step, every step's rows stacked: "step" rows are step t's new row.
     {"kv.queries", "kv", P::Kv, "batch mha.W_query mha.b_query", "Each step's new query",
@@ -508,8 +385,7 @@ const std::vector<StageInfo> kStages = {
      "steps = [batch[:, t:t + 1] for t in range({T})]  # step t feeds token t alone\n"
      "q_new = [kv.W_query(x).view(2, 1, {num_heads}, {head_dim}).transpose(1, 2) for x in steps]\n"
      "kv_queries = torch.cat(q_new, dim=2)  # row t: step t's query",
-     "step", "hd", K::Values, false, "", false,
-     "Step t projects token t alone. A query is used at its own step only: never cached."},
+     "step", "hd", K::Values, false, "", false},
     {"kv.cache_k", "kv", P::Kv, "batch mha.W_key mha.b_key", "The cache of keys",
      "cache_k, k_steps = None, []\n"
      "for x in steps:  # torch.cat appends the new token's key: tokens 0..t after step t\n"
@@ -517,8 +393,7 @@ const std::vector<StageInfo> kStages = {
      "    cache_k = keys_new if cache_k is None else torch.cat([cache_k, keys_new], dim=1)\n"
      "    k_steps.append(cache_k.transpose(1, 2))\n"
      "cache_k = k_steps[-1]  # after the last step",
-     "tok", "hd", K::Values, false, "", false,
-     "Step t appends token t's key: the cache then holds tokens 0 to t, none computed twice."},
+     "tok", "hd", K::Values, false, "", false},
     {"kv.cache_v", "kv", P::Kv, "batch mha.W_value mha.b_value", "The cache of values",
      "cache_v, v_steps = None, []\n"
      "for x in steps:\n"
@@ -526,43 +401,34 @@ const std::vector<StageInfo> kStages = {
      "    cache_v = values_new if cache_v is None else torch.cat([cache_v, values_new], dim=1)\n"
      "    v_steps.append(cache_v.transpose(1, 2))\n"
      "cache_v = v_steps[-1]  # after the last step",
-     "tok", "hd", K::Values, false, "", false,
-     "The values grow the same way: 2 · tokens · d_out numbers a sequence, with the keys."},
+     "tok", "hd", K::Values, false, "", false},
     {"kv.mask", "kv", P::Kv, "", "The mask's row at each step",
      "mask_rows = [kv.mask.bool()[t:t + 1, :t + 1] for t in range({T})]  # step t's slice\n"
      "kv_mask = torch.cat([torch.nn.functional.pad(m, (0, {T} - 1 - t)) "
      "for t, m in enumerate(mask_rows)])",
-     "step", "tok", K::Mask, true, "", false,
-     "Row t of the causal mask up to the newest key: all 0. The new token is the last one, "
-     "there is no future to hide."},
+     "step", "tok", K::Mask, true, "", false},
     {"kv.attn_scores", "kv", P::Kv, "kv.queries kv.cache_k kv.mask",
      "The new row of scores at each step",
      "s_steps = [q @ keys.transpose(2, 3) for q, keys in zip(q_new, k_steps)]  # (2, H, 1, t + 1)\n"
      "for s, m in zip(s_steps, mask_rows): s.masked_fill_(m, -torch.inf)  # fills nothing\n"
      "kv_attn_scores = torch.cat([torch.nn.functional.pad(s, (0, {T} - 1 - t), "
      "value=-torch.inf) for t, s in enumerate(s_steps)], dim=2)",
-     "step", "tok", K::Scores, true, "", false,
-     "One query against the t + 1 cached keys. Padded with −∞ where no key existed yet, the "
-     "rows equal mha.attn_scores."},
+     "step", "tok", K::Scores, true, "", false},
     {"kv.attn_weights", "kv", P::Kv, "kv.attn_scores", "The new row of weights at each step",
      "w_steps = [torch.softmax(s{scaled}, dim=-1) for s, keys in zip(s_steps, k_steps)]\n"
      "kv_attn_weights = torch.cat([torch.nn.functional.pad(w, (0, {T} - 1 - t)) "
      "for t, w in enumerate(w_steps)], dim=2)",
-     "step", "tok", K::Probabilities, true, "", false,
-     "A softmax over t + 1 scores. From T = 8 on, ATen sums rows of 3 to 7 in order, mha's "
-     "padded rows in 8 lanes: steps 2 to 6 may differ in the last bit."},
+     "step", "tok", K::Probabilities, true, "", false},
     {"kv.context_vec", "kv", P::Kv, "kv.attn_weights kv.cache_v",
      "The new context row at each step, heads side by side",
      "c_steps = [(w @ v).transpose(1, 2).contiguous().view(2, 1, {d_out}) "
      "for w, v in zip(w_steps, v_steps)]\n"
      "kv_context_vec = torch.cat(c_steps, dim=1)",
-     "step", "out", K::Values, false, "", false,
-     "The weights mix the t + 1 cached values: one row of d_out per step."},
+     "step", "out", K::Values, false, "", false},
     {"kv.context_vecs", "kv", P::Kv, "kv.context_vec mha.out_proj.weight mha.out_proj.bias",
      "Every step's output, stacked",
      "kv_context_vecs = torch.cat([kv.out_proj(c) for c in c_steps], dim=1)  # vs mha(batch)",
-     "step", "out", K::Values, false, "", false,
-     "out_proj of each step's row: mha(batch)'s row t, without recomputing tokens 0 to t − 1."},
+     "step", "out", K::Values, false, "", false},
 };
 
 // The book's section numbers and titles; each intro in our words.
@@ -715,8 +581,7 @@ json::Value stage_table_json() {
                  {"kind", make_string(to_string(s.kind))},
                  {"causal", make_bool(s.causal)},
                  {"dropout", make_string(s.dropout)},
-                 {"bias", make_bool(s.bias)},
-                 {"note", make_string(s.note)}};
+                 {"bias", make_bool(s.bias)}};
     stages.items.push_back(std::move(v));
   }
   const Limits l = limits();

@@ -1,7 +1,8 @@
 // Every fact about a stage and a section, in one table that the CLI (--list-stages --format
 // json), the JS API (api.stages, api.sections) and the page all read: ids, titles, the part of
 // the program that computes it, the stages it reads, the PyTorch line, the axes of its rows and
-// columns, what kind of numbers it holds, and a note.
+// columns, what kind of numbers it holds. Its note (display text) is src/texts.json's, outside
+// the WebAssembly module: src/cli/texts.hpp adds it natively, the JS library in the browser.
 #pragma once
 
 #include <string>
@@ -51,7 +52,6 @@ struct StageInfo {
   const char* dropout;  // the output of a dropout: the id of the stage whose zeros mark its
                         // dropped cells (itself: its zeros outside the mask), else ""
   bool bias;            // exists only when qkv_bias is set
-  const char* note;     // one or two sentences in our words
 };
 
 struct SectionInfo {
@@ -89,7 +89,8 @@ struct Limits {
 Limits limits();
 
 // The tables as one JSON document: {"sections": [...], "stages": [...], "limits": {...},
-// "defaults": {"randn_seed"}}; a stage's operands as [{"id", "axis", "index"}] ("" for none).
+// "defaults": {"randn_seed"}}; a stage's operands as [{"id", "axis", "index"}] ("" for none);
+// no notes (ca::with_texts adds them last, src/cli/texts.hpp).
 json::Value stage_table_json();
 
 }  // namespace ca

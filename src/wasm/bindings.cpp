@@ -15,7 +15,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -495,20 +494,8 @@ std::string too_many_elements(const std::string& where, std::size_t n) {
 
 std::size_t heap_in_use() { return mallinfo().uordblks; }
 
-// The memory's size in bytes, after growing it to hold `reserve` bytes in use and writing each
-// new page once: a big run's first pass over fresh memory faults it in (GPT-2's shard: ~55 MB,
-// 100-300 ms of a Worker's CPU), which a Worker can do before the request (web/lib/worker.js).
-// The block is freed: the run's own allocations reuse it.
-std::size_t memory_bytes(double reserve) {
-  const double more = reserve - double(mallinfo().uordblks);
-  if (more > 0 && more < double(1u << 31)) {
-    if (auto* p = static_cast<volatile char*>(std::malloc(std::size_t(more)))) {
-      for (std::size_t i = 0; i < std::size_t(more); i += 4096) p[i] = 0;
-      std::free(const_cast<char*>(p));
-    }
-  }
-  return emscripten_get_heap_size();
-}
+// The memory's size in bytes (a Worker reports it with each run: the page's progress line).
+std::size_t memory_bytes() { return emscripten_get_heap_size(); }
 
 }  // namespace
 

@@ -4,13 +4,17 @@
 //
 //   node pack.js GLUE.js MODULE.wasm OUT.js
 //     causal-attention.js (OUT.js): the bundle of web/lib/index.js (the API, the element,
-//     everything the page shares with it). The one <script> a blogger adds; the page loads it
-//     before app.js, which reads the library from it (each byte once in the page directory).
+//     everything the page shares with it, the stage notes and setting help of src/texts.json).
+//     The one <script> a blogger adds; the page loads it before app.js, which reads the library
+//     from it (each byte once in the page directory).
 //     Beside it, what it loads by its own URL (web/lib/lazy.js):
-//     causal-attention-wasm.js, the module: the wasm deflated (by zopfli, ~2 KB smaller than
-//     zlib -9) and base64-encoded (web/lib/api.js inflates it; plain base64, as SINGLE_FILE
-//     embeds it, gzips ~9 KB worse), then the Emscripten glue; it registers both as
-//     {wasm, factory}. The widget loads it at once, the page after its first table.
+//     causal-attention-wasm.js, the module: the Emscripten glue and lib/module.js (the API's
+//     wrapper, the element), and beside it causal-attention-wasm-data.js, the wasm deflated (by
+//     zopfli, ~2 KB smaller than zlib -9) and base64-encoded (lib/module.js inflates it; plain
+//     base64, as SINGLE_FILE embeds it, gzips ~9 KB worse). Two files, fetched side by side
+//     (lib/lazy.js): in one, zlib's blocks mixed the base64 and the JS (-892 B gzip apart,
+//     Node's zlib; -587 GNU gzip). The widget loads them at once, the page after its first
+//     table.
 //     causal-attention-later.js (lib/later.js): what the page and the widget load after their
 //     first table.
 //   node pack.js --page SRC_DIR OUT_DIR [MODULE.js]
@@ -42,6 +46,9 @@ const TERSER = {
 };
 const WEB = path.resolve(__dirname, '../../web');
 const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": namespace, ...}
+// The display texts (stage notes, setting help), read by the native build too: see
+// src/cli/texts.hpp. The snapshot leaves them out; web/lib/texts.js has them.
+const TEXTS = JSON.parse(fs.readFileSync(path.join(__dirname, '../texts.json'), 'utf8'));
 
 // The bundles, in the order they load: each reads the modules of the bundles before it
 // (`after`) from CausalAttention.__modules instead of bundling a second copy. The "later"
@@ -50,7 +57,15 @@ const SHARED = '__modules'; // CausalAttention.__modules: {"lib/render.js": name
 // The library (lib/, hash.js) is causal-attention.js's: with `library`, also the library's
 // modules that those entries import, so that the page's app.js holds none of them.
 const BUNDLES = [
-  { out: 'causal-attention.js', entry: 'lib/index.js', after: [], library: ['app.js'] },
+  // first: the display texts open the file, prose beside prose: interleaved with the code,
+  // zlib's blocks (a Huffman table each) mix both: -241 B gzip (Node's zlib), -308 (GNU gzip).
+  {
+    out: 'causal-attention.js',
+    entry: 'lib/index.js',
+    after: [],
+    library: ['app.js'],
+    first: ['lib/texts.js'],
+  },
   // the module: after the deflated wasm and the glue (packModule)
   {
     out: 'causal-attention-wasm.js',
@@ -83,6 +98,7 @@ const NODE_FOOTER =
   'Object.defineProperty(CausalAttention,"__require",{value:function(f){' +
   'return module.require(__dirname+"/"+f)}})}';
 const MODULE = BUNDLES.slice(0, 3); // the module's JS (causal-attention*.js)
+const WASM_DATA = 'causal-attention-wasm-data.js'; // the wasm (web/lib/lazy.js's WASM_DATA)
 const PAGE = BUNDLES.slice(3); // the page's scripts
 
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');
@@ -99,6 +115,13 @@ function outside(held, registry, snapshot, keyOf) {
           contents: snapshot,
           loader: 'js',
         }));
+      // src/texts.json: its values only, as arrays in its order (web/lib/texts.js)
+      build.onLoad({ filter: /[\\/]src[\\/]texts\.json$/ }, () => ({
+        contents: Object.entries(TEXTS)
+          .map(([group, texts]) => `export var ${group} = ${JSON.stringify(Object.values(texts))};`)
+          .join('\n'),
+        loader: 'js',
+      }));
       build.onResolve({ filter: /^\./ }, (args) => {
         const file = relative(path.resolve(args.resolveDir, args.path));
         if (!held.has(file) || args.kind === 'entry-point') return undefined;
@@ -211,6 +234,7 @@ async function bundle(b, p, snapshot) {
   const held = new Set(b.after.flatMap((a) => modules[a])),
     mods = Object.keys(used).sort();
   const entry = [
+    ...(b.first || []).map((m) => `import './${m}';`), // evaluated first: first in the file
     b.later ? `import * as entry from './${b.entry}';` : `import './${b.entry}';`,
     ...mods.map((m, k) => `import { ${used[m].map((n) => `${n} as m${k}_${n}`)} } from './${m}';`),
     `var CA = globalThis.CausalAttention || (globalThis.CausalAttention = {}),`,
@@ -243,21 +267,21 @@ async function bundle(b, p, snapshot) {
   return (await minify(r.outputFiles[0].text, TERSER)).code;
 }
 
-// causal-attention.js (the library), and beside it causal-attention-wasm.js (the deflated wasm,
-// the glue: registered as {wasm, factory} for lib/api.js) and causal-attention-later.js.
-// CAUSAL_ATTENTION_WASM comes first, the glue after it: the JS on both sides of the base64
-// compressed worse apart (1.1 KB of gzip when it sat between the glue and the library).
+// causal-attention.js (the library), and beside it causal-attention-wasm.js (the glue and
+// lib/module.js), causal-attention-wasm-data.js (the deflated wasm, registered as a base64
+// string under its file name, like a bundle's namespace: lib/lazy.js) and
+// causal-attention-later.js.
 async function packModule(glue, wasm, out) {
   const deflated = Buffer.from(await deflateRaw(fs.readFileSync(wasm), { numiterations: 15 }));
   const p = await plan();
   fs.writeFileSync(out, (await bundle(MODULE[0], p)) + '\n' + NODE_FOOTER + '\n');
   fs.writeFileSync(
+    path.join(path.dirname(out), WASM_DATA),
+    `CausalAttention.${SHARED}[${JSON.stringify(WASM_DATA)}]="${deflated.toString('base64')}";\n`,
+  );
+  fs.writeFileSync(
     path.join(path.dirname(out), MODULE[1].out),
-    [
-      `var CAUSAL_ATTENTION_WASM="${deflated.toString('base64')}";`,
-      fs.readFileSync(glue, 'utf8'),
-      await bundle(MODULE[1], p),
-    ].join('\n') + '\n',
+    [fs.readFileSync(glue, 'utf8'), await bundle(MODULE[1], p)].join('\n') + '\n',
   );
   fs.writeFileSync(
     path.join(path.dirname(out), MODULE[2].out),
@@ -283,7 +307,7 @@ function columns(list) {
 // causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
 // (little-endian), read back by page/book.js; a stage's title and code null where they are the
 // stage table's (page/book.js puts those back); the lists of records by columns, stageIds left
-// out (the stage table's ids in order). JSON.parse of one string: parsed faster than the same
+// out (the stage table's ids in order), the run's stage ids too (the table's but `skip`). JSON.parse of one string: parsed faster than the same
 // object as code.
 async function snapshotOf(file) {
   const api = await require(path.resolve(file)).load();
@@ -291,25 +315,37 @@ async function snapshotOf(file) {
   const table = Object.fromEntries(api.stages.map((st) => [st.id, st]));
   const own = (id, key, value) => (value === table[id][key] ? null : value);
   if (api.stageIds.join() !== api.stages.map((st) => st.id).join()) throw new Error('stageIds');
+  // web/lib/texts.js reads the texts by index: the file's order must be the tables'
+  if (Object.keys(TEXTS.notes).join() !== api.stageIds.join())
+    throw new Error("src/texts.json's notes are not the stage table's ids in order");
+  if (Object.keys(TEXTS.help).join() !== api.settings.map((st) => st.key).join())
+    throw new Error("src/texts.json's help is not the settings' keys in order");
+  const without = (key) => (o) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+  const ran = res.stages.map((st) => st.id),
+    skip = api.stageIds.filter((id) => !ran.includes(id));
+  if (api.stageIds.filter((id) => !skip.includes(id)).join() !== ran.join())
+    throw new Error("the run's stages are not the stage table's, in order");
   const data = {
-    stages: columns(api.stages),
+    stages: columns(api.stages.map(without('note'))),
     sections: columns(api.sections),
     limits: api.limits,
     defaults: api.defaults,
     // the seeds' ranges are BigInts: {bigint: decimal text}, page/book.js makes them BigInts
     settings: columns(
-      api.settings.map((st) =>
-        Object.fromEntries(
-          Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+      api.settings
+        .map(without('help'))
+        .map((st) =>
+          Object.fromEntries(
+            Object.entries(st).map(([k, v]) => [k, typeof v === 'bigint' ? { bigint: `${v}` } : v]),
+          ),
         ),
-      ),
     ),
     presets: api.presets,
     result: {
       config: res.config,
+      skip, // the stage table's ids the run has not: its stages' ids are the others, in order
       stages: columns(
         res.stages.map(({ id, title, code, ...st }) => ({
-          id,
           title: own(id, 'title', title),
           code: own(id, 'code', code),
           ...st,
@@ -349,7 +385,7 @@ function copyPage(from, to) {
   }
 }
 
-module.exports = { BUNDLES, plan }; // for tests/js/pack.test.js
+module.exports = { BUNDLES, WASM_DATA, plan }; // for tests/js/pack.test.js
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -80,12 +80,14 @@ file(GLOB CA_WEB_LIBS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/lib/*.js ${CMAKE
      ${CMAKE_SOURCE_DIR}/web/page/*.js)
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/causal-attention.js ${CMAKE_BINARY_DIR}/causal-attention-wasm.js
+         ${CMAKE_BINARY_DIR}/causal-attention-wasm-data.js
          ${CMAKE_BINARY_DIR}/causal-attention-later.js
   COMMAND node ${CMAKE_SOURCE_DIR}/src/wasm/pack.js
           $<TARGET_FILE:causal-attention-module>
           ${CMAKE_BINARY_DIR}/causal-attention-module.wasm
           ${CMAKE_BINARY_DIR}/causal-attention.js
   DEPENDS causal-attention-module ${CMAKE_SOURCE_DIR}/src/wasm/pack.js ${CA_WEB_LIBS}
+          ${CMAKE_SOURCE_DIR}/src/texts.json  # the notes and help (web/lib/texts.js)
   COMMENT "Packing causal-attention.js (web/lib), -wasm.js (deflated wasm, glue) and -later.js")
 add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-attention.js)
 

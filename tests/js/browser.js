@@ -277,9 +277,14 @@ const OBSERVE_FIRST_TABLE = () => {
     if (!found()) return requestAnimationFrame(look);
     const ch = new MessageChannel();
     ch.port1.onmessage = () => {
-      const at = performance.now();
+      const at = performance.now(),
+        box = found().closest('[data-stage]'),
+        note = box.querySelector('.nt');
       window.__firstTable = {
         at,
+        // the first table's stage and the note its caption shows (lib/table.js), as painted
+        stage: box.dataset.stage,
+        note: note && note.textContent,
         files: performance
           .getEntriesByType('resource')
           .filter((r) => r.startTime <= at)

@@ -26,6 +26,7 @@ test('package.json describes the published package', () => {
   assert.deepEqual(manifest.files, [
     'causal-attention.js',
     'causal-attention-wasm.js',
+    'causal-attention-wasm-data.js',
     'causal-attention-later.js',
     'causal-attention.mjs',
     'causal-attention.d.ts',
@@ -59,6 +60,7 @@ test('npm pack ships exactly the files; the tarball installs offline and runs in
       'LICENSE',
       'README.md',
       'causal-attention-later.js',
+      'causal-attention-wasm-data.js',
       'causal-attention-wasm.js',
       'causal-attention.d.mts',
       'causal-attention.d.ts',

@@ -35,10 +35,15 @@ function write(dir, files) {
 }
 
 // Serves a generated site with build/web's causal-attention.js and the scripts it loads beside
-// it (the module, causal-attention-wasm.js; after its first table, causal-attention-later.js)
-// at its root; checks the post.
+// it (the module, causal-attention-wasm.js and -wasm-data.js; after its first table,
+// causal-attention-later.js) at its root; checks the post.
 async function check(site, post) {
-  for (const f of ['causal-attention.js', 'causal-attention-wasm.js', 'causal-attention-later.js'])
+  for (const f of [
+    'causal-attention.js',
+    'causal-attention-wasm.js',
+    'causal-attention-wasm-data.js',
+    'causal-attention-later.js',
+  ])
     fs.copyFileSync(path.join(web, f), path.join(site, f));
   const s = await serve(site);
   try {

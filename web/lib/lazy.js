@@ -4,8 +4,9 @@
 // snippet) and, on the page, app-later.js (page/later.js: lecture mode, "Why are my numbers
 // different?"). Same origin as causal-attention.js, so they load from file:// and under a strict
 // CSP (script-src 'self'); each registers its namespace in CausalAttention.__modules under its
-// file name (src/wasm/pack.js). The module itself (the wasm and its glue) is one of them:
-// causal-attention-wasm.js, which the widget loads at once and the page after its first table.
+// file name (src/wasm/pack.js). The module itself is one of them: causal-attention-wasm.js (the
+// glue) with causal-attention-wasm-data.js (the wasm), which the widget loads at once and the
+// page after its first table.
 // Outside a page they load at once: a Worker imports them, Node requires them (beside).
 import { scriptUrl } from './worker.js';
 
@@ -14,6 +15,10 @@ export var LIB_LATER = 'causal-attention-later.js';
 // its namespace). Apart from the library (causal-attention.js), which the page's app.js reads
 // before its first table: the page directory holds each byte once.
 export var MODULE = 'causal-attention-wasm.js';
+// The wasm itself, deflated and base64-encoded, which registers that text under its name:
+// fetched beside MODULE, at the same time (in one file, zlib's blocks mixed the base64 and the
+// glue: 0.9 KB more gzip). lib/module.js reads it when it starts.
+export var WASM_DATA = 'causal-attention-wasm-data.js';
 var loading = {};
 
 /** The namespace of bundle `file` if it has run, else undefined. */
@@ -24,28 +29,41 @@ export function loaded(file) {
 }
 
 /** A promise of the namespace of bundle `file` (a file beside causal-attention.js), loaded
- *  once; `after`: a bundle it reads modules from, loaded first. */
+ *  once (MODULE with WASM_DATA, at the same time); `after`: a bundle it reads modules from,
+ *  loaded first. A failed load is tried again by the next call. */
 export function later(file, after) {
-  if (loaded(file)) return Promise.resolve(loaded(file));
-  if (!loading[file])
-    loading[file] = (after ? later(after) : Promise.resolve()).then(function () {
-      if (typeof document === 'undefined') return beside(file);
-      return new Promise(function (resolve, reject) {
-        var doc = document,
-          s = doc.createElement('script');
-        s.src = new URL(file, scriptUrl || doc.baseURI).href;
-        s.onload = function () {
-          if (loaded(file)) resolve(loaded(file));
-          else reject(new Error(file + ' did not start'));
-        };
-        s.onerror = function () {
-          delete loading[file];
-          reject(new Error(file + ' could not be loaded'));
-        };
-        doc.head.appendChild(s);
-      });
+  if (!loading[file]) {
+    loading[file] = Promise.all([script(file, after), file === MODULE && later(WASM_DATA)]).then(
+      function (r) {
+        return r[0];
+      },
+    );
+    loading[file].catch(function () {
+      delete loading[file];
     });
+  }
   return loading[file];
+}
+
+// Bundle `file` run: by a <script> on a page, else beside().
+function script(file, after) {
+  if (loaded(file)) return Promise.resolve(loaded(file));
+  return (after ? later(after) : Promise.resolve()).then(function () {
+    if (typeof document === 'undefined') return beside(file);
+    return new Promise(function (resolve, reject) {
+      var doc = document,
+        s = doc.createElement('script');
+      s.src = new URL(file, scriptUrl || doc.baseURI).href;
+      s.onload = function () {
+        if (loaded(file)) resolve(loaded(file));
+        else reject(new Error(file + ' did not start'));
+      };
+      s.onerror = function () {
+        reject(new Error(file + ' could not be loaded'));
+      };
+      doc.head.appendChild(s);
+    });
+  });
 }
 
 // A Worker (started from causal-attention.js) imports the file beside its script; Node

@@ -1,11 +1,14 @@
-// causal-attention-wasm.js, the module: the deflated wasm and the Emscripten glue come before
-// this code in that file (src/wasm/pack.js, as the file's own vars), then this: the JS API's
+// causal-attention-wasm.js, the module: the Emscripten glue comes before this code in that file
+// (src/wasm/pack.js, as the file's own var), the deflated wasm is causal-attention-wasm-data.js
+// beside it (lib/lazy.js loads both), then this: the JS API's
 // friendly names over the Embind module (lib/api.js's load() resolves to start()'s), and the
 // <causal-attention-demo> element, which shows nothing without them. causal-attention.js (the
 // library) loads it beside itself (lib/lazy.js): the widget at once, the page after its first
 // table, a Worker or Node when load() is first called.
 import { define } from './element.js';
 import { setTables } from './facts.js';
+import { loaded, WASM_DATA } from './lazy.js';
+import { withTexts } from './texts.js';
 import { inWorker } from './worker.js';
 
 function freeze(o) {
@@ -189,14 +192,17 @@ function plainCopy(config, m, limits) {
 
 function wrap(m) {
   var ids = Object.freeze(m.stageIds()),
-    table = freeze(ordinary(m.stageTable())),
+    table = ordinary(m.stageTable()),
     reader = m.readerLimits();
   var presets = {};
   m.presets().forEach(function (p) {
     presets[p.name] = ordinary(p);
   });
   presets = freeze(presets);
-  var settings = freeze(ordinary(m.settings()).settings);
+  // the notes and help are not in the wasm (lib/texts.js)
+  withTexts(table.stages, 'note');
+  table = freeze(table);
+  var settings = freeze(withTexts(ordinary(m.settings()).settings, 'help'));
   var api = {
     stageIds: ids,
     stages: table.stages,
@@ -245,8 +251,8 @@ function wrap(m) {
     heapInUse: function () {
       return m.heapInUse();
     },
-    memoryBytes: function (reserve) {
-      return m.memoryBytes(+reserve || 0);
+    memoryBytes: function () {
+      return m.memoryBytes();
     },
     // Live Embind handles (for leak tests): a run must leave none behind.
     liveHandles: function () {
@@ -289,7 +295,7 @@ function wasmBinary(base64) {
 /** The Embind module instantiated and wrapped (once: lib/api.js caches the promise). */
 export function start() {
   // a browser without DecompressionStream rejects, never throws
-  return wasmBinary(CAUSAL_ATTENTION_WASM)
+  return wasmBinary(loaded(WASM_DATA)) // lib/lazy.js loaded it beside this file
     .then(function (buffer) {
       return CausalAttentionModule({ wasmBinary: new Uint8Array(buffer) });
     })

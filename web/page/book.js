@@ -4,6 +4,7 @@
 // causal-attention.js (the wasm) after, for edits; only the book's exact configuration (no key
 // in the hash but a stage, a section or lecture mode) is shown from them.
 import { setTables } from '../lib/facts.js';
+import { withTexts } from '../lib/texts.js';
 import { snapshot } from './snapshot.js';
 
 var decoded = null;
@@ -45,8 +46,12 @@ export function book() {
   if (!snapshot) return null;
   if (!decoded) {
     var s = snapshot,
-      settings = records(s.settings).map(setting),
-      stages = records(s.stages),
+      // the notes and help are the library's (lib/texts.js), not the snapshot's
+      settings = withTexts(records(s.settings).map(setting), 'help'),
+      stages = withTexts(records(s.stages), 'note'),
+      ran = stages.filter(function (t) {
+        return s.result.skip.indexOf(t.id) < 0;
+      }),
       known = {
         stageIds: stages.map(function (st) {
           return st.id;
@@ -63,12 +68,11 @@ export function book() {
       known: known,
       result: {
         config: s.result.config,
-        // a title or code that is the stage table's is null in the snapshot (src/wasm/pack.js)
-        stages: records(s.result.stages).map(function (st) {
-          var t = stages.find(function (x) {
-            return x.id === st.id;
-          });
-          return Object.assign({}, st, {
+        // the run's stages are the table's but `skip`, in order; a title or code that is the
+        // stage table's is null in the snapshot (src/wasm/pack.js)
+        stages: records(s.result.stages).map(function (st, k) {
+          var t = ran[k];
+          return Object.assign({ id: t.id }, st, {
             title: st.title === null ? t.title : st.title,
             code: st.code === null ? t.code : st.code,
             data: floats(st.data),

@@ -45,7 +45,8 @@ export function pooled(post, config, p) {
   // computed again when a reader asks. The parameters (9 MB to copy out of the heap) from the
   // last shard: the two shards' extra work on different Workers.
   var last = list.length - 1,
-    params = p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
+    params = p.ids.filter(RegExp.prototype.test.bind(PARAMETER)),
+    by = {}; // the stages shown, by id
   var runs = list.map(function (sh, i) {
     var ids = i === last ? params.slice() : [],
       options = { stages: ids, shard: sh };
@@ -56,18 +57,23 @@ export function pooled(post, config, p) {
       ids.push('mha.attn_weights');
       options.weightHeads = 1;
     }
-    return post(i, { config: config, options: options });
+    // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
+    // GPT-2's size, ~40 ms of faults on this VM) is then touched while the other shards still
+    // run, not after the last one.
+    return post(i, { config: config, options: options }).then(function (o) {
+      ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
+        var st = stageOf(o, id);
+        if (st) by[id] = place(by[id], st, list, i, id, H);
+      });
+      return o;
+    });
   });
   return Promise.all(runs).then(function (outs) {
-    var by = {};
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
     });
     outs[last].result.stages.forEach(function (s) {
       if (PARAMETER.test(s.id)) by[s.id] = s;
-    });
-    ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
-      if (stageOf(outs[0], id)) by[id] = gather(outs, list, id, H);
     });
     var s = stageOf(outs[0], 'mha.attn_weights'),
       done = Promise.resolve();
@@ -201,27 +207,32 @@ function project(post, config, cv, n, memory) {
   });
 }
 
-// The whole (B, T, D) context rows from the shards' columns: one shard of everything is it
-// (one Worker), a shard of every head is whole rows, in one piece.
-function gather(outs, list, id, H) {
-  var first = stageOf(outs[0], id),
-    T = first.shape[1],
-    D = (first.shape[2] * H) / (list[0][3] - list[0][2]),
-    data = outs.length > 1 || first.shape[0] !== B ? new Float32Array(B * T * D) : first.data;
-  outs.forEach(function (o, k) {
-    var s = stageOf(o, id),
-      sh = list[k],
-      w = s.shape[2]; // the shard's columns (heads h0..h1, or every column)
-    if (w === D) {
-      if (s.data !== data) data.set(s.data, sh[0] * T * D);
-      return;
-    }
-    for (var b = sh[0]; b < sh[1]; b++)
-      for (var t = 0; t < T; t++)
-        data.set(
-          s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
-          (b * T + t) * D + (sh[2] * D) / H,
-        );
-  });
-  return { id: id, title: first.title, code: first.code, shape: [B, T, D], data: data };
+// The whole (B, T, D) context rows from the shards' columns, shard k's part s put into `into`
+// (null for the first part to come: the stage is made then). One shard of everything is the
+// stage itself (one Worker); a shard of every head is whole rows, in one piece.
+function place(into, s, list, k, id, H) {
+  var sh = list[k],
+    T = s.shape[1],
+    D = (s.shape[2] * H) / (sh[3] - sh[2]),
+    w = s.shape[2]; // the shard's columns (heads h0..h1, or every column)
+  if (!into)
+    into = {
+      id: id,
+      title: s.title,
+      code: s.code,
+      shape: [B, T, D],
+      data: list.length > 1 || s.shape[0] !== B ? new Float32Array(B * T * D) : s.data,
+    };
+  var data = into.data;
+  if (w === D) {
+    if (s.data !== data) data.set(s.data, sh[0] * T * D);
+    return into;
+  }
+  for (var b = sh[0]; b < sh[1]; b++)
+    for (var t = 0; t < T; t++)
+      data.set(
+        s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
+        (b * T + t) * D + (sh[2] * D) / H,
+      );
+  return into;
 }
