@@ -307,8 +307,8 @@ function columns(list) {
 // causal-attention.js) computes them in Node: each stage's data as base64 of its float32 bytes
 // (little-endian), read back by page/book.js; a stage's title and code null where they are the
 // stage table's (page/book.js puts those back); the lists of records by columns, stageIds left
-// out (the stage table's ids in order), the run's stage ids too (the table's but `skip`). JSON.parse of one string: parsed faster than the same
-// object as code.
+// out (the stage table's ids in order), the run's stage ids too (the table's but `skip`).
+// JSON.parse of one string: parsed faster than the same object as code.
 async function snapshotOf(file) {
   const api = await require(path.resolve(file)).load();
   const res = api.run({});

@@ -9,9 +9,9 @@ const crypto = require('crypto');
 const { execFileSync } = require('child_process');
 const path = require('path');
 const { loadApi, web } = require('./support');
+const { browserSuite, watchedPage } = require('./browser');
 
 const apiPath = path.join(web, 'causal-attention.js');
-const { browserSuite, watchedPage } = require('./browser');
 
 const suite = browserSuite();
 const sha = (f) =>

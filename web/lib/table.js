@@ -141,7 +141,8 @@ export function table(doc, st, wt, info, batch, opts, region) {
     // a 0-D stage: the value alone, no axes
     tr = t.appendChild(el(doc, 'thead')).appendChild(el(doc, 'tr'));
     tr.appendChild(el(doc, 'th', 'k', m.corner)).scope = 'col';
-    for (j = 0; j < region.cols; j++) tr.appendChild(el(doc, 'th', { scope: 'col' })); // labelled by fill()
+    // the headers are labelled by fill()
+    for (j = 0; j < region.cols; j++) tr.appendChild(el(doc, 'th', { scope: 'col' }));
   }
   var body = t.appendChild(el(doc, 'tbody'));
   for (var i = 0; i < region.rows; i++) {
