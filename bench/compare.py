@@ -183,8 +183,9 @@ def threads_env(n):
             "CA_BENCH_THREADS": n}
 
 
-def run_side(args, side, module, shape, runs, seconds, output=None, threads=1):
-    """One process of `side` ("native-avx2": the native core on its AVX2 kernels)."""
+def run_side(args, side, module, shape, runs, seconds, output=None, threads=1, build=None):
+    """One process of `side` ("native-avx2": the native core on its AVX2 kernels); `build`:
+    another build's native core (--base)."""
     B, T, d, H = shape
     params = [module, str(B), str(T), str(d), str(H), str(runs), str(seconds)]
     env = dict(os.environ, **threads_env(threads))
@@ -192,7 +193,7 @@ def run_side(args, side, module, shape, runs, seconds, output=None, threads=1):
     if output:
         env["CA_BENCH_OUTPUT"] = output
     if side in ("native", "native-avx2"):
-        cmd = [os.path.join(args.build, "native/bench/ca_compare")] + params
+        cmd = [os.path.join(build or args.build, "native/bench/ca_compare")] + params
         if side == "native-avx2":
             cmd.append("avx2")
     elif side == "wasm":
@@ -241,13 +242,13 @@ def walkthrough(args, sides):
     print(f"| run({{}}, {{}}) (WASM, Node, Embind included: what api.run({{}}) calls) | {ms(api)} | {api / native:.2f}x |")
 
 
-def cli_side(args, threads, runs, seconds):
+def cli_side(args, threads, runs, seconds, build=None):
     """The CLI end to end, a process per run: wall time, and the CSV's hash on this count."""
     import hashlib
     cfg = os.path.join(tempfile.mkdtemp(prefix="ca-cli-"), "config.json")
     with open(cfg, "w") as f:
         json.dump(CLI_CONFIG, f)
-    cmd = [os.path.join(args.build, "native/causal-attention"), "--config", cfg, "--threads",
+    cmd = [os.path.join(build or args.build, "native/causal-attention"), "--config", cfg, "--threads",
            str(threads), "--stage", "context_vecs"]
     samples, total = [], 0.0
     while len(samples) < runs or total < seconds:
@@ -266,13 +267,17 @@ def thread_tables(args, sides):
     """The core on 1 and all threads against PyTorch on OpenBLAS with the same thread count."""
     if "native" not in sides or "openblas" not in sides:
         return
-    n = args.threads
+    n, base = args.threads, args.base
     print(f"\nOne thread and {n} threads (all the cores), the core against PyTorch on OpenBLAS "
           f"with the same count; median ms (min-max). Bits: the core's output hash on {n} threads "
-          "against one thread's.\n")
+          "against one thread's" + (f" (and the base build's, {base})" if base else "") +
+          f". Load average {load()} at the start.\n")
     head = ["module", "B, T, d, H", "core, 1 thread", f"core, {n} threads", "PyTorch (OpenBLAS), 1 thread",
             f"PyTorch (OpenBLAS), {n} threads", "core / PyTorch, 1 thread", f"core / PyTorch, {n} threads",
             f"core, 1 / {n} threads", "bits"]
+    if base:
+        head[4:4] = ["base core, 1 thread", f"base core, {n} threads"]
+        head[-1:-1] = [f"base, 1 / {n} threads", "core / base, 1 thread", f"core / base, {n} threads"]
     cell = lambda s: f"{ms(statistics.median(s))} ({ms(min(s))}-{ms(max(s))})"
     rows = [(module, name, shape) for module, name in MODULES for shape in THREAD_SHAPES
             if not args.rows or args.rows in f"{name} {shape}" or args.rows in module]
@@ -281,25 +286,40 @@ def thread_tables(args, sides):
         print("|" + "---|" * len(head))
     for module, name, shape in rows:
         label = f"{name} {shape}"
-        r = run_interleaved(args, {(side, t): (side, module, shape, {"threads": t})
-                                   for t in (1, n) for side in ("native", "openblas")})
+        jobs = {(side, t): (side, module, shape, {"threads": t})
+                for t in (1, n) for side in ("native", "openblas")}
+        if base:
+            jobs.update({("base", t): ("native", module, shape, {"threads": t, "build": base})
+                         for t in (1, n)})
+        r = run_interleaved(args, jobs)
         med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
-        same = r[("native", 1)]["bits"] == r[("native", n)]["bits"]
+        same = len({r[(s, t)]["bits"] for s in ("native", "base") if (s, 1) in r for t in (1, n)}) == 1
         if not same:
             print(f"compare: {label}: the core's bits differ between 1 and {n} threads", file=sys.stderr)
         B, T, d, H = shape
-        print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(
-            [cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
-            [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
-            [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"]) + " |",
-            flush=True)
+        cells = ([cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
+                 [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
+                 [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"])
+        if base:
+            cells[2:2] = [cell(r[("base", t)]["seconds"]) for t in (1, n)]
+            cells[-1:-1] = [f"{med[('base', 1)] / med[('base', n)]:.2f}x"] + [
+                f"{med[('native', t)] / med[('base', t)]:.2f}x" for t in (1, n)]
+        print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(cells) + " |", flush=True)
     if args.rows and "cli" not in args.rows:
         return
-    runs = max(args.runs, 10)
-    core = {t: cli_side(args, t, runs, args.seconds) for t in (1, n)}
-    torch = {t: run_side(args, "openblas", "cli", (0, 0, 0, 0), runs, args.seconds, threads=t)["seconds"]
-             for t in (1, n)}
-    same = core[1][1] == core[n][1]
+    runs, rounds = max(args.runs, 10), max(1, args.rounds)
+    core, torch, based = {t: ([], "") for t in (1, n)}, {t: [] for t in (1, n)}, {t: ([], "") for t in (1, n)}
+    start = load()
+    for _ in range(rounds):  # the sides take turns, as run_interleaved's
+        for t in (1, n):
+            c = cli_side(args, t, -(-runs // rounds), args.seconds / rounds)
+            core[t] = (core[t][0] + c[0], c[1])
+            if base:
+                c = cli_side(args, t, -(-runs // rounds), args.seconds / rounds, build=base)
+                based[t] = (based[t][0] + c[0], c[1])
+            torch[t] += run_side(args, "openblas", "cli", (0, 0, 0, 0), -(-runs // rounds),
+                                 args.seconds / rounds, threads=t)["seconds"]
+    same = core[1][1] == core[n][1] and (not base or based[1][1] == based[n][1] == core[1][1])
     print(f"\n| `causal-attention --stage context_vecs --format torch`, randn (1024, 64), d_out 64, --eval "
           "(a process per run) vs PyTorch on OpenBLAS in-process (randn, init, forward) | median ms (min-max) "
           "| core / PyTorch |")
@@ -307,9 +327,15 @@ def thread_tables(args, sides):
     for t in (1, n):
         print(f"| CLI, --threads {t} | {cell(core[t][0])} | "
               f"{statistics.median(core[t][0]) / statistics.median(torch[t]):.2f}x |")
+        if base:
+            print(f"| base CLI, --threads {t} | {cell(based[t][0])} | "
+                  f"{statistics.median(based[t][0]) / statistics.median(torch[t]):.2f}x "
+                  f"(CLI / base {statistics.median(core[t][0]) / statistics.median(based[t][0]):.2f}x) |")
         print(f"| PyTorch (OpenBLAS), {t} thread{'s' if t > 1 else ''} | {cell(torch[t])} | |")
-    print(f"\nThe CLI's CSV of context_vecs on 1 and {n} threads: sha256 {core[1][1]} and {core[n][1]}, "
-          + ("equal." if same else "DIFFERENT."))
+    print(f"\nThe CLI's CSV of context_vecs on 1 and {n} threads: sha256 {core[1][1]} and {core[n][1]}"
+          + (f" (base: {based[1][1]} and {based[n][1]})" if base else "") + ", "
+          + ("equal." if same else "DIFFERENT.") + f" Load average {start} at the start of the CLI rows, "
+          f"{load()} at the end.")
     if not same:
         print(f"compare: the CLI's output differs between 1 and {n} threads", file=sys.stderr)
 
@@ -424,6 +450,9 @@ def main():
     p.add_argument("--sides", default=",".join(SIDES))
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="the thread table's many-thread count (default: every core)")
+    p.add_argument("--base", default=None,
+                   help="another build directory whose native core and CLI the thread table and "
+                        "the CLI rows also time, in the same invocation (before / after a change)")
     p.add_argument("--output", default=None,
                    help="also write the tables, dated, to this file (default: a run of every "
                         "row and side rewrites docs/performance-tables.md; '-' writes none)")

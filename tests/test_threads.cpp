@@ -4,6 +4,8 @@
 // on shapes whose rows and heads do not split evenly.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
 
 #include "nn.hpp"
 #include "parallel.hpp"
@@ -81,6 +83,58 @@ TEST_CASE("the modules split over threads with the bits of one", "[threads]") {
     for (int m = 0; m < 3; ++m) {
       INFO(threads << " threads");
       CHECK_THAT(test::floats(names[m], many[m]), test::BitEqual(one[m], "one thread's"));
+    }
+  }
+}
+
+// causal_heads' three ways (causal_split): one thread; the pairs over the workers, each with a
+// (T, T) of its own; or a pair at a time, its rows and then its context's columns over the
+// workers. Shapes that take each way, with rows of +inf, NaN and -inf scores and values with
+// an inf (masked zeros count there), against one thread's bits.
+TEST_CASE("causal attention split by pairs or within a pair has the bits of one thread",
+          "[threads]") {
+  const auto [B, T, d, H, way] = GENERATE(table<int, int, int, int, int>({
+      {1, 264, 64, 1, 2},   // a pair of 264 x 264 x 64: its rows and columns split
+      {2, 300, 96, 1, 2},   // rows not a multiple of a tile, 96 columns in blocks of 48
+      {2, 192, 128, 8, 1},  // 16 pairs of head size 16: the pairs split
+      {2, 40, 16, 2, 0},    // too little work: one thread
+  }));
+  INFO("B " << B << ", T " << T << ", d " << d << ", H " << H);
+  {
+    const Threads t(2);
+    const ca::CausalSplit s = ca::causal_split(std::size_t(B) * H, T, d / H);
+    CHECK((way == 0   ? s.pairs == 1 && s.within == 1
+           : way == 1 ? s.pairs == 2 && s.within == 1
+                      : s.pairs == 1 && s.within == 2));
+  }
+  const auto outputs = [&, B = B, T = T, d = d, H = H](int threads) {
+    const Threads t(threads);
+    ca::Generator gen(5);
+    ca::MultiHeadAttention mha(d, d, T, 0.0, H, false, gen);
+    ca::CausalAttention causal(d, d, T, 0.0, false, gen);
+    mha.training = causal.training = false;
+    ca::Tensor x = ca::randn({B, T, d}, gen);
+    const float inf = std::numeric_limits<float>::infinity();
+    x.data[std::size_t(T / 3) * d] = inf;                // a token's scores +inf or -inf: full rows
+    x.data[std::size_t(T / 2) * d + 1] = std::nanf("");  // a token of NaN
+    ca::Tensor y = x;
+    y.data[std::size_t(B * T - 1) * d + 2] = inf;  // a value of inf only in the last row
+    std::vector<ca::Tensor> out;
+    for (const ca::Tensor* in : {&x, &y}) {
+      out.push_back(mha.forward(*in, gen));
+      out.push_back(causal.forward(*in, gen));
+      const ca::MultiHeadAttention::Trace tr = mha.trace(*in, gen, {false, true, false, true});
+      out.push_back(tr.attn_scores);
+      out.push_back(tr.context_vec);
+    }
+    return out;
+  };
+  const std::vector<ca::Tensor> one = outputs(1);
+  for (const int threads : {2, 3}) {
+    const std::vector<ca::Tensor> many = outputs(threads);
+    for (std::size_t m = 0; m < one.size(); ++m) {
+      INFO(threads << " threads, output " << m);
+      CHECK_THAT(test::floats("output", many[m]), test::BitEqual(one[m], "one thread's"));
     }
   }
 }

@@ -161,10 +161,10 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 }
 
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
-                           unsigned char* full_rows) {
+                           unsigned char* full_rows, int r0, int r1) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   int full = 0;
-  for (int i = 0; i < T; ++i) {
+  for (int i = r0; i < (r1 < 0 ? T : r1); ++i) {
     float* w = weights + static_cast<long>(i) * ldw;
     float* s = scores + static_cast<long>(i) * lds;
     for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
@@ -172,9 +172,13 @@ int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int 
     full_rows[i] = !std::isfinite(max);
     if (full_rows[i]) {
       // NaN, +inf or a row of -inf: the masked cells become NaN, not 0. The whole row, as
-      // softmax_forward computes it on the masked scores.
-      for (int j = i + 1; j < T; ++j) s[j] = neg_inf;
-      softmax_forward(MatrixMap(w, 1, T), ConstMatrixMap(s, 1, T), divisor);
+      // softmax_forward computes it on the masked scores: its division is per cell, done above
+      // for j <= i (w may be s), and x / 1 is x.
+      for (int j = i + 1; j < T; ++j) {
+        s[j] = neg_inf;
+        w[j] = neg_inf / divisor;
+      }
+      softmax_forward(MatrixMap(w, 1, T), ConstMatrixMap(w, 1, T), 1.0f);
       ++full;
       continue;
     }

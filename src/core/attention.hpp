@@ -40,9 +40,10 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 // j > i are left unwritten: they are exactly +0. Except when the row has a NaN, or its
 // max is +inf or -inf: then the masked cells are NaN, the whole row is written as
 // softmax_forward does (the masked part of `scores` is overwritten with -inf) and
-// full_rows[i] is set to 1 (else 0). Returns the number of such rows.
+// full_rows[i] is set to 1 (else 0). Returns the number of such rows. Only rows [r0, r1) (r1
+// -1: T) when given; weights may be scores (in place, ldw == lds).
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
-                           unsigned char* full_rows);
+                           unsigned char* full_rows, int r0 = 0, int r1 = -1);
 
 // sqrt(d_k) as `keys.shape[-1]**0.5`, or 1 when the scores are not scaled.
 float score_divisor(int d_k, bool scale);

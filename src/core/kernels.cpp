@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kernels_isa.hpp"
@@ -129,9 +130,15 @@ void gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
 }
 
 float* pack_buffer(long n) {
-  thread_local std::vector<float> buffer;
-  if (static_cast<long>(buffer.size()) < n) buffer.resize(static_cast<std::size_t>(n));
-  return buffer.data();
+  // Not zeroed: a block of KC x NC is 3 MB with AVX-512, and a small product packs a corner of
+  // it; pages never written are never faulted in (a new thread's, a CLI run's first).
+  thread_local std::unique_ptr<float[]> buffer;
+  thread_local long size = 0;
+  if (size < n) {
+    buffer.reset(new float[static_cast<std::size_t>(n)]);
+    size = n;
+  }
+  return buffer.get();
 }
 
 void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

@@ -158,6 +158,18 @@ CausalAttention::CausalAttention(int d_in, int d_out, int context_length_, doubl
       dropout_p(dropout),
       context_length(context_length_) {}
 
+#ifndef __EMSCRIPTEN__
+CausalSplit causal_split(double pairs, double T, double hd) {
+  const int threads = parallel_workers(std::numeric_limits<std::size_t>::max());
+  const double pair = T * T * hd;  // multiply-adds of a pair's two products, halved
+  if (threads <= 1 || pairs * pair < kCausalSplitWork) return {1, 1};
+  // Each worker's own (T, T) is fresh memory, which costs as much as a few pairs' arithmetic
+  // (a page fault per 1024 floats): only with many pairs per worker.
+  if (pairs >= 8.0 * threads) return {parallel_workers(static_cast<std::size_t>(pairs)), 1};
+  return {1, pair < kCausalSplitWork ? 1 : threads};
+}
+#endif
+
 namespace {
 
 // The T rows of hd floats, ld apart, at x.
@@ -173,10 +185,11 @@ bool all_finite(const float* x, int T, int hd, int ld) {
 // The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
 // causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
 // Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
-// every draw is made, in order, masked cells included. Without it one (T, T) at a time per
-// worker, unless `trace` asks for the (B, H, T, T) scores (masked with -inf) or weights, whole.
-// The (batch, head) pairs are independent: they split over threads (parallel.hpp), each
-// computed as alone; only dropout's draws stay on this thread, in order.
+// every draw is made, in order, masked cells included. Without it one (T, T) at a time, the
+// scores turned into weights in place, unless `trace` asks for the (B, H, T, T) scores (masked
+// with -inf) or weights, whole. Threads (causal_split): the (batch, head) pairs, each computed
+// as alone, or one pair at a time, its rows then its context's columns; every output is the
+// same in-order sum on any split. Only dropout's draws stay on this thread, in order.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, const Tensor& values,
                   int H, float divisor, double p, bool training, Generator& gen, DropoutRng rng,
                   AttentionScratch& s, MultiHeadAttention::Trace* trace = nullptr,
@@ -185,37 +198,42 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
   const bool keep_scores = trace && keep.scores;
   // The weights of the first `kept` (batch, head) pairs are kept: every pair's (keep_weights),
-  // or a few, written in place of the per-worker buffer (a shard's first heads, no dropout).
+  // or a few, written in place of the scratch buffer (a shard's first heads, no dropout).
   const std::size_t kept = !trace || !keep.weights ? 0
                            : keep.weight_pairs < 0 ? BH
                                                    : std::min(BH, std::size_t(keep.weight_pairs));
   const bool keep_weights = kept == BH && kept != 0;
   const bool combined = !trace || keep.context, softmax = combined || kept != 0;
   const bool drop = softmax && training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
-  const int workers = parallel_workers(BH);
-  if (keep_scores)
-    trace->attn_scores = Tensor({B, H, T, T});
-  else
-    s.scores.resize(workers * TT);
+  const CausalSplit split = causal_split(BH, T, hd);
+  const int workers = !whole                                ? split.pairs
+                      : split.pairs > 1 || split.within > 1 ? parallel_workers(BH)
+                                                            : 1;
+  if (keep_scores) trace->attn_scores = Tensor({B, H, T, T});
   if (keep_weights)
     trace->attn_weights = Tensor({B, H, T, T});
   else if (kept != 0)
     trace->attn_weights = Tensor({1, int(kept), T, T});
+  // Scores only (no softmax) go to the trace; weights need a buffer of their own unless kept.
   if (!keep_weights && softmax) s.weights.resize(whole ? BH * TT : workers * TT);
   s.full_rows.resize(whole ? BH * T : workers * T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
-  unsigned char* const full_rows = s.full_rows.data();
   const auto at = [&](std::size_t bh) {
     return (bh / H) * T * D + (bh % H) * hd;
   };  // head h of batch b
-  const auto attend = [&](std::size_t bh, float* w, unsigned char* full, int worker) {
-    float* scores =
-        keep_scores ? trace->attn_scores.data.data() + bh * TT : s.scores.data() + worker * TT;
-    kernels::gemm_nt(T, T, hd, queries.data.data() + at(bh), D, keys.data.data() + at(bh), D,
-                     scores, T, kernels::Tri::LowerOut);
-    if (softmax) causal_softmax_forward(w, T, scores, T, T, divisor, full);
+  // Pair bh's rows [r0, r1): scores (into w when not kept), softmax into w. Masked cells as
+  // masked_fill and softmax leave them where kept.
+  const auto attend = [&](std::size_t bh, float* w, unsigned char* full, int r0, int r1) {
+    float* scores = keep_scores ? trace->attn_scores.data.data() + bh * TT : w;
+    const float *q = queries.data.data() + at(bh) + std::size_t(r0) * D,
+                *k = keys.data.data() + at(bh);
+    float* row = scores + std::size_t(r0) * T;  // columns j < r0 whole, then the triangle
+    if (r0 > 0) kernels::gemm_nt(r1 - r0, r0, hd, q, D, k, D, row, T);
+    kernels::gemm_nt(r1 - r0, r1 - r0, hd, q, D, k + std::size_t(r0) * D, D, row + r0, T,
+                     kernels::Tri::LowerOut);
+    if (softmax) causal_softmax_forward(w, T, scores, T, T, divisor, full, r0, r1);
     if (!keep_scores && bh >= kept) return;
-    for (int i = 0; i < T; ++i) {  // the masked cells as masked_fill and softmax leave them
+    for (int i = r0; i < r1; ++i) {
       if (keep_scores)
         std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
                   -std::numeric_limits<float>::infinity());
@@ -223,35 +241,58 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
         std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
     }
   };
-  const auto combine = [&](std::size_t bh, float* w, const unsigned char* full) {
+  // Pair bh's context, columns [c0, c1). Where values has an inf or NaN the masked zeros
+  // count (0 * inf is NaN): they are written (unless `zeroed`) and every row runs whole.
+  const auto combine = [&](std::size_t bh, float* w, const unsigned char* full, int c0, int c1,
+                           bool zeroed) {
     const float* v = values.data.data() + at(bh);
-    float* ctx = context.data.data() + at(bh);
+    float* ctx = context.data.data() + at(bh) + c0;
     if (!all_finite(v, T, hd, D)) {
-      // 0 * inf is NaN: the masked zeros count here, written out, and every row runs whole.
-      for (int i = 0; i < T; ++i)
+      for (int i = 0; i < T && !zeroed; ++i)
         if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
-      kernels::gemm(T, hd, T, w, T, v, D, ctx, D);
+      kernels::gemm(T, c1 - c0, T, w, T, v + c0, D, ctx, D);
       return;
     }
-    kernels::gemm(T, hd, T, w, T, v, D, ctx, D, kernels::Tri::LowerK);
+    kernels::gemm(T, c1 - c0, T, w, T, v + c0, D, ctx, D, kernels::Tri::LowerK);
     for (int i = 0; i < T; ++i)
       if (full[i])
-        kernels::gemm(1, hd, T, w + std::size_t(i) * T, T, v, D, ctx + std::size_t(i) * D, D);
+        kernels::gemm(1, c1 - c0, T, w + std::size_t(i) * T, T, v + c0, D, ctx + std::size_t(i) * D,
+                      D);
   };
-  if (!whole) {
-    parallel_for(BH, workers, [&](std::size_t bh, int worker) {
-      float* w = !softmax    ? nullptr  // scores only: no weights buffer
-                 : bh < kept ? trace->attn_weights.data.data() + bh * TT
-                             : weights + worker * TT;
-      unsigned char* full = full_rows + worker * T;
-      attend(bh, w, full, worker);
-      if (combined) combine(bh, w, full);
-    });
+  const auto kept_or = [&](std::size_t bh, float* buffer) {
+    return bh < kept ? trace->attn_weights.data.data() + bh * TT : buffer;
+  };
+  if (!whole && split.within > 1) {  // a pair at a time, on every worker, in one buffer
+    // Rows in blocks of whole 8-row tiles, about 4 per worker, the longest (last) rows first.
+    const int rows = std::max(8, (T + 4 * split.within - 1) / (4 * split.within) + 7) / 8 * 8;
+    const int blocks = (T + rows - 1) / rows;
+    const int cols = std::max(16, (hd + split.within - 1) / split.within + 15) / 16 * 16;
+    for (std::size_t bh = 0; bh < BH; ++bh) {
+      float* w = softmax ? kept_or(bh, weights) : nullptr;
+      parallel_for(blocks, split.within, [&](std::size_t i, int) {
+        const int r0 = (blocks - 1 - int(i)) * rows;
+        attend(bh, w, s.full_rows.data(), r0, std::min(T, r0 + rows));
+      });
+      if (!combined) continue;
+      const bool zeroed = !all_finite(values.data.data() + at(bh), T, hd, D);
+      for (int i = 0; i < T && zeroed; ++i)  // combine's zeros, written before the split
+        if (!s.full_rows[i])
+          std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+      parallel_for((hd + cols - 1) / cols, split.within, [&](std::size_t i, int) {
+        combine(bh, w, s.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols), zeroed);
+      });
+    }
     return;
   }
+  // A pair at a time per worker: whole, every pair's weights in place, or a (T, T) per worker.
   parallel_for(BH, workers, [&](std::size_t bh, int worker) {
-    attend(bh, weights + bh * TT, full_rows + bh * T, worker);
+    const std::size_t slot = whole ? bh : std::size_t(worker);
+    float* w = !softmax ? nullptr : kept_or(bh, weights + slot * TT);  // scores only: none
+    unsigned char* full = s.full_rows.data() + slot * T;
+    attend(bh, w, full, 0, T);
+    if (combined && !whole) combine(bh, w, full, 0, hd, false);
   });
+  if (!whole) return;
   if (drop) {
     check_dropout(p);
     const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
@@ -263,7 +304,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     // The masked cells are +0 and stay +0 (+0 times a finite number); only a full row runs whole.
     parallel_for(BH, workers, [&](std::size_t bh, int) {
       for (std::size_t row = bh * T; row < (bh + 1) * T; ++row) {
-        const std::size_t n = full_rows[row] ? T : row % T + 1;
+        const std::size_t n = s.full_rows[row] ? T : row % T + 1;
         float* w = weights + row * T;
         if (p == 1.0) {
           for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
@@ -275,8 +316,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     });
   }
   if (!combined) return;
-  parallel_for(BH, workers,
-               [&](std::size_t bh, int) { combine(bh, weights + bh * TT, full_rows + bh * T); });
+  parallel_for(BH, workers, [&](std::size_t bh, int) {
+    combine(bh, weights + bh * TT, s.full_rows.data() + bh * T, 0, hd, false);
+  });
 }
 
 }  // namespace

@@ -52,10 +52,26 @@ struct SelfAttentionV2 {
   Tensor forward(const Tensor& x, bool scale = true) const;
 };
 
-// Buffers a module's forward reuses from call to call (scores, weights, dropout noise; a (T, T)
-// of scores and weights per worker thread); a copy of the module starts with empty ones.
+// How the causal attention of `pairs` (batch, head) pairs of (T, T) scores, head size hd,
+// splits over the threads (parallel.hpp): `pairs` workers, a pair each at a time with a (T, T)
+// of its own; or one pair at a time, its rows and then its context's columns over `within`
+// workers that share one (T, T). {1, 1}: on this thread, where a split would not pay.
+struct CausalSplit {
+  int pairs, within;
+};
+// Below this many multiply-adds a causal pass (or a pair of it) stays on one thread.
+constexpr double kCausalSplitWork = double(1 << 22);
+#ifdef __EMSCRIPTEN__
+inline CausalSplit causal_split(double, double, double) { return {1, 1}; }  // no threads
+#else
+CausalSplit causal_split(double pairs, double T, double hd);
+#endif
+
+// Buffers a module's forward reuses from call to call (weights, dropout noise; a (T, T) of
+// scores turned into weights in place, per worker thread when the pairs split); a copy of the
+// module starts with empty ones.
 struct AttentionScratch {
-  std::vector<float> scores, weights;
+  std::vector<float> weights;
   std::vector<unsigned char> full_rows;
   Tensor noise;
   AttentionScratch() = default;
@@ -63,7 +79,6 @@ struct AttentionScratch {
   AttentionScratch& operator=(const AttentionScratch&) { return *this; }
   // Gives the memory back (a wrapper's heads run once each: 128 heads kept 1 GiB at T = 1024).
   void release() {
-    std::vector<float>().swap(scores);
     std::vector<float>().swap(weights);
     std::vector<unsigned char>().swap(full_rows);
     noise = Tensor();

@@ -55,14 +55,17 @@ class Pool {
       n_ = n;
       next_ = 0;
       workers_ = workers;
-      running_ = workers - 1;
+      open_ = true;
       error_ = nullptr;
       ++generation_;
     }
     start_.notify_all();
     items(0);
+    // Every item is claimed: a worker not yet awake (a busy machine) is not waited for, only
+    // those still running an item.
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return running_ == 0; });
+    open_ = false;
+    done_.wait(lock, [this] { return active_ == 0; });
     if (error_) std::rethrow_exception(error_);
     return true;
   }
@@ -90,11 +93,12 @@ class Pool {
       start_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
-      if (index >= workers_) continue;  // a smaller loop: not one of its workers
+      if (!open_ || index >= workers_) continue;  // over, or a smaller loop: not one of its workers
+      ++active_;
       lock.unlock();
       items(index);
       lock.lock();
-      if (--running_ == 0) done_.notify_one();
+      if (--active_ == 0) done_.notify_one();
     }
   }
 
@@ -105,7 +109,8 @@ class Pool {
   void* f_ = nullptr;
   std::size_t n_ = 0;
   std::atomic<std::size_t> next_{0};
-  int workers_ = 0, running_ = 0;
+  int workers_ = 0, active_ = 0;  // active_: workers inside the loop
+  bool open_ = false;             // the loop takes workers in
   unsigned generation_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;

@@ -687,17 +687,17 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
   const auto step = [&](bool runs, double floats) {
     if (runs) buffers = std::max(buffers, floats);
   };
-  // A causal forward over `heads` (batch, head) pairs on `workers` threads: the projections,
-  // and per worker a (T, T) of scores and of weights, or the whole batch's weights and noise
-  // when dropout draws.
+  // A causal forward over `heads` (batch, head) pairs of head size hd, as causal_split splits
+  // it (one thread when nested): the projections, and a (T, T) of weights per worker, or the
+  // whole batch's weights and noise when dropout draws.
   const bool class_drop = c.train && c.class_dropout != 0.0;
-  const auto causal = [&](double heads, double workers, bool keep_scores, bool keep_weights,
-                          bool softmax) {
+  const auto causal = [&](double heads, double hd, bool nested, bool keep_weights, bool softmax) {
     const bool drop = softmax && class_drop, whole = drop || keep_weights;
-    return 3 * B * Td + (keep_scores ? 0 : workers * TT) +
+    const double buffers = nested ? 1 : causal_split(heads, T, hd).pairs;
+    return 3 * B * Td +
            (keep_weights || !softmax ? 0
             : whole                  ? heads * TT
-                                     : workers * TT) +
+                                     : buffers * TT) +
            (drop ? heads * TT : 0);
   };
   const auto workers = [](double n) { return parallel_workers(static_cast<std::size_t>(n)); };
@@ -709,24 +709,20 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
   step(plan.needs("dropout_example") || plan.needs("attn_weights_dropped"), 2 * TT);
   const bool ca = plan.needs("ca.W_query") || plan.needs("ca.W_key") || plan.needs("ca.W_value") ||
                   plan.needs("ca.b_query") || plan.needs("ca.b_key") || plan.needs("ca.b_value");
-  step(ca, 3 * Dd + 3 * d +
-               (plan.needs("context_vecs") ? causal(B, workers(B), false, false, true) : 0));
+  step(ca, 3 * Dd + 3 * d + (plan.needs("context_vecs") ? causal(B, d, false, false, true) : 0));
   if (plan.any(Part::Wrapper)) {
     // Heads without draws run side by side, one per worker, each on one thread.
     const double side = class_drop ? 1 : workers(H);
-    step(true,
-         H * (3 * Dd + 3 * d) +
-             (plan.needs("mhaw.context_vecs")
-                  ? H * B * Td + side * causal(B, side > 1 ? 1 : workers(B), false, false, true)
-                  : 0));
+    step(true, H * (3 * Dd + 3 * d) + (plan.needs("mhaw.context_vecs")
+                                           ? H * B * Td + side * causal(B, d, side > 1, false, true)
+                                           : 0));
   }
   if (plan.any(Part::Mha) && mha_ok) {
     double trace = 0;
     if (plan.needs("mha.attn_scores")) {
       const bool heads =
           plan.keeps("mha.queries") || plan.keeps("mha.keys") || plan.keeps("mha.values");
-      trace = causal(B * H, workers(B * H), plan.keeps("mha.attn_scores"),
-                     plan.keeps("mha.attn_weights"),
+      trace = causal(B * H, d / H, false, plan.keeps("mha.attn_weights"),
                      plan.needs("mha.context_vec") || plan.keeps("mha.attn_weights")) +
               (heads ? 3 * B * Td : 0) + (plan.needs("mha.context_vec") ? 2 * B * Td : 0);
     } else if (plan.needs("mha.queries") || plan.needs("mha.keys") || plan.needs("mha.values")) {
@@ -747,8 +743,7 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     const bool scores = !copy && p == Part::Einsum && !plan.needs("einsum.context_vecs");
     step(true,
          2 * module + (copy ? 2 * module + 3 * Dd + d * d + 4 * d : 0) +
-             (forward || copy ? 4 * B * Td + causal(B * H, workers(B * H), scores, whole, !scores)
-                              : 0));
+             (forward || copy ? 4 * B * Td + causal(B * H, d / H, false, whole, !scores) : 0));
   };
   bonus(Part::Qkv, 3 * Dd + 3 * d + d * d + d, {"qkv.context_vecs"}, "", false);
   bonus(Part::Einsum, 3 * Dd + 3 * d + d * d + d, {"einsum.scores", "einsum.context_vecs"},
