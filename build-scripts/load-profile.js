@@ -14,9 +14,9 @@
 //   (defaults: build/web, 8 loads, index.html, /tmp/load)
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const { launch, serveWith, web } = require('../tests/js/browser');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
+const { load, median, stopTrace } = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
@@ -64,32 +64,6 @@ const COLUMNS = [
   'fontsWall',
 ];
 
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y),
-    m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ');
-
-async function stopTrace(cdp) {
-  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.end');
-  const { stream } = await done,
-    parts = [];
-  for (;;) {
-    const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
-    parts.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
-    if (eof) break;
-  }
-  await cdp.send('IO.close', { handle: stream });
-  const t = JSON.parse(parts.join(''));
-  return t.traceEvents || t;
-}
-
 // The main thread's CPU (ms) per kind from navigation start to the 'painted' mark, and the
 // font look-ups in that time.
 function split(events) {
@@ -132,7 +106,8 @@ function split(events) {
           timeout: 30000,
         });
         const ready = await page.evaluate(() => window.__ready),
-          events = await stopTrace(cdp);
+          trace = await stopTrace(cdp),
+          events = trace.traceEvents || trace;
         await page.close();
         if (ready.state !== '1') throw new Error(`${dirs[k]}: data-ready="${ready.state}"`);
         if (r < 0) continue; // a warm-up round: the server's files and the browser's caches
