@@ -101,9 +101,11 @@ test('each module is in one bundle: app.js reads the library from causal-attenti
 // 114,335, wasm 211,906 (ceilings 114,200 -> 114,400, 211,800 -> 212,000). The stage notes and
 // setting help out of the wasm (src/texts.json, in the library) and the wasm in its own file:
 // 114,015, wasm 200,729 (ceilings -> 114,200, 201,000); with main's shards without copies
-// (ex33, 3883402): 113,624, wasm 199,531 (ceilings -> 114,000, 200,200).
-const MODULE_GZIP_CEILING = 114000,
-  WASM_CEILING = 200200;
+// (ex33, 3883402): 113,624, wasm 199,531 (ceilings -> 114,000, 200,200). The relaxed-SIMD exp
+// (its module, loader and checks, kern) and main's posted Module (ex33): 114,515, wasm 200,518
+// (ceilings -> 114,600, 200,600).
+const MODULE_GZIP_CEILING = 114600,
+  WASM_CEILING = 200600;
 
 // The module's gzip is that of causal-attention.js (the library), causal-attention-wasm.js (the
 // glue, the element) and causal-attention-wasm-data.js (the wasm) together: what the widget's

@@ -174,8 +174,19 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
         return post.call(this, msg, transfer);
       };
     }, cores);
+    // The wasm is fetched, inflated and compiled once, by the page: each Worker gets the
+    // compiled module (lib/worker.js) and imports the glue alone.
+    const files = [];
+    page.on('request', (r) => files.push(new URL(r.url()).pathname.split('/').pop()));
     await page.goto(suite.server.url + 'index.html#preset=gpt2');
     await page.waitForSelector('#progress[data-state="done"]', { timeout: 300000 });
+    assert.deepEqual(
+      ['causal-attention.js', 'causal-attention-wasm.js', 'causal-attention-wasm-data.js'].map(
+        (f) => files.filter((x) => x === f).length,
+      ),
+      [1 + cores, 1 + cores, 1],
+      `${cores} cores: the page's and each Worker's requests of the library, glue and wasm`,
+    );
     const text = await page.locator('#progress').textContent();
     console.log(`${cores} cores: ${text}`);
     assert.match(text, new RegExp(`^Computed in \\d+ ms ${line}; WebAssembly memory \\d+ MB\\.$`));

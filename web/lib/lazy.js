@@ -8,7 +8,7 @@
 // glue) with causal-attention-wasm-data.js (the wasm), which the widget loads at once and the
 // page after its first table.
 // Outside a page they load at once: a Worker imports them, Node requires them (beside).
-import { scriptUrl } from './worker.js';
+import { scriptUrl, wasm } from './worker.js';
 
 export var LIB_LATER = 'causal-attention-later.js';
 // The module: the deflated wasm and the Emscripten glue (lib/api.js's load() reads them from
@@ -33,11 +33,12 @@ export function loaded(file) {
  *  loaded first. A failed load is tried again by the next call. */
 export function later(file, after) {
   if (!loading[file]) {
-    loading[file] = Promise.all([script(file, after), file === MODULE && later(WASM_DATA)]).then(
-      function (r) {
-        return r[0];
-      },
-    );
+    loading[file] = Promise.all([
+      script(file, after),
+      file === MODULE && !wasm.module && later(WASM_DATA), // none given the page's compiled wasm
+    ]).then(function (r) {
+      return r[0];
+    });
     loading[file].catch(function () {
       delete loading[file];
     });
@@ -74,6 +75,12 @@ function beside(file) {
   else if (ns && ns.__require) ns.__require(file);
   if (!loaded(file)) throw new Error(file + ' did not start');
   return loaded(file);
+}
+
+/** In a Worker: the module's glue alone, imported at once (lib/worker.js; the wasm comes
+ *  compiled from the page). */
+export function glue() {
+  return beside(MODULE);
 }
 
 /** fn(namespace of bundle `file`): at once when it has run (no frame in between), else once

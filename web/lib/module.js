@@ -9,7 +9,7 @@ import { define } from './element.js';
 import { setTables } from './facts.js';
 import { loaded, WASM_DATA } from './lazy.js';
 import { withTexts } from './texts.js';
-import { inWorker } from './worker.js';
+import { inWorker, wasm } from './worker.js';
 
 function freeze(o) {
   Object.values(o).forEach(function (v) {
@@ -292,12 +292,30 @@ function wasmBinary(base64) {
   })();
 }
 
-/** The Embind module instantiated and wrapped (once: lib/api.js caches the promise). */
+/** The Embind module instantiated and wrapped (once: lib/api.js caches the promise), from the
+ *  wasm compiled here, or in a Worker from the page's (lib/worker.js's wasm.module: compiled
+ *  once, its code shared, no fetch or inflate of the wasm there). */
 export function start() {
   // a browser without DecompressionStream rejects, never throws
-  return wasmBinary(loaded(WASM_DATA)) // lib/lazy.js loaded it beside this file
-    .then(function (buffer) {
-      return CausalAttentionModule({ wasmBinary: new Uint8Array(buffer) });
+  return (
+    wasm.module
+      ? Promise.resolve(wasm.module)
+      : wasmBinary(loaded(WASM_DATA)).then(function (buffer) {
+          return new WebAssembly.Module(buffer); // lib/lazy.js loaded WASM_DATA beside this file
+        })
+  )
+    .then(function (m) {
+      wasm.module = m; // page/runner.js posts it to its Workers at once
+      wasm.ready.splice(0).forEach(function (f) {
+        f();
+      });
+      return CausalAttentionModule({
+        instantiateWasm: function (imports, ready) {
+          var instance = new WebAssembly.Instance(m, imports);
+          ready(instance);
+          return instance.exports;
+        },
+      });
     })
     .then(wrap);
 }

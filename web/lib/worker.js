@@ -3,6 +3,7 @@
 // nothing else is fetched, a strict CSP allows it), which runs the walkthrough here and
 // transfers the stages' buffers back without a copy.
 import { load } from './api.js';
+import { glue } from './lazy.js';
 
 /** True inside the Worker that causal-attention.js starts from itself. */
 export var inWorker =
@@ -37,20 +38,37 @@ var WARM_UP = [
   { preset: 'gpt2', shard: [0, 1, 0, 12] },
 ];
 
+/** The compiled wasm: {module: a WebAssembly.Module, set by lib/module.js's start() once
+ *  compiled, or in a Worker the page's, posted ({wasm}: page/runner.js) instead of a fetch of
+ *  the wasm; ready: functions called once it is compiled}. */
+export var wasm = { module: null, ready: [] };
+
 /** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
- *  transfers the stages' buffers back. */
+ *  transfers the stages' buffers back. The page posts its compiled wasm ({wasm}) first. */
 export function serve() {
-  // At once: the page starts its Workers before it asks them anything (page/runner.js); the
-  // warm-up runs before any request, which waits for load() too.
-  load().then(
-    function (api) {
-      runHere(api, WARM_UP[0], WARM_UP[1]);
-    },
-    function () {}, // a request gets the error
-  );
+  var ready = null;
+  // Once the wasm is in: the module started, and a warm-up before any request.
+  function started() {
+    if (!ready) {
+      ready = load();
+      ready.then(
+        function (api) {
+          runHere(api, WARM_UP[0], WARM_UP[1]);
+        },
+        function () {}, // a request gets the error
+      );
+    }
+    return ready;
+  }
+  // The glue at once, while the page compiles the wasm (Workers start before the page's module,
+  // page/runner.js): after this file has run, whose namespace the glue's part reads.
+  Promise.resolve()
+    .then(glue)
+    .catch(function () {}); // load() tries again and says why
   globalThis.onmessage = function (e) {
     var msg = e.data;
-    load().then(function (api) {
+    if (msg.wasm) return started((wasm.module = msg.wasm));
+    started().then(function (api) {
       var out = msg.project
           ? projectHere(api, msg.config, msg.project)
           : runHere(api, msg.config, msg.options),

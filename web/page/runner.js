@@ -8,7 +8,7 @@
 // progress indication can paint first. The pool's steps (page/pool.js) come with app-later.js:
 // none of it is needed before the first table.
 import { load } from '../lib/api.js';
-import { runHere, scriptUrl } from '../lib/worker.js';
+import { runHere, scriptUrl, wasm } from '../lib/worker.js';
 import { pageLater } from './later-load.js';
 
 var MAX_POOL = 8,
@@ -24,6 +24,7 @@ export function runner() {
   var workers = [],
     pending = {},
     busy = [], // busy[i]: the requests Worker i has not answered
+    given = [], // given[i]: Worker i has the page's compiled wasm
     queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
     broken = !scriptUrl;
@@ -77,8 +78,20 @@ export function runner() {
         }
       };
       workers[i].onerror = fail;
+      give(i);
+      wasm.ready.push(function () {
+        give(i);
+      });
     }
     return workers[i];
+  }
+  // The page's compiled wasm to Worker i, before any request (lib/worker.js): one compile, its
+  // code shared, and no fetch, inflate or compile of the wasm in the Worker.
+  function give(i) {
+    if (workers[i] && !given[i] && wasm.module) {
+      given[i] = true;
+      workers[i].postMessage({ wasm: wasm.module });
+    }
   }
   // Worker i's reply to msg: {result, ms, memory} or {stage, memory}. A run asked of a pool
   // (its heads are asked for after the result: page/pool.js) goes to the main thread where no
@@ -104,6 +117,7 @@ export function runner() {
     msg.id = next++;
     pending[msg.id] = { resolve: resolve, reject: reject };
     busy[i] = (busy[i] || 0) + 1;
+    give(i);
     w.postMessage(msg, transfer || []);
   }
   function drain() {
