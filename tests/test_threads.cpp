@@ -273,7 +273,6 @@ TEST_CASE("a Worker's shard has the whole run's bits in a small peak", "[threads
     const long long d_in = c.d_in(), floats = 4LL * D * d_in + T * d_in + 2LL * nb * T * D +
                                               std::max(0, shard.weight_heads) * T * T + T * T +
                                               4LL * nb * T * hd;
-    WARN("peak " << peak << " bound " << 4 * floats + 65536);
     CHECK(peak <= 4 * floats + 65536);
   }
 }
