@@ -155,8 +155,16 @@ int main(int argc, char** argv) {
       const double t = ms(p.run);
       if (r > 0) p.times.push_back(t);  // round 0 warms up
     }
-  std::printf("{\"isa\": \"%s\", \"shape\": [%d, %d, %d, %d], \"passes\": {",
-              ca::kernels::isa_name(ca::kernels::active_isa()), B, T, D, H);
+    // The exp's path: natively AVX2 with FMA (whatever gemm's ISA), in WASM relaxed SIMD where
+    // the engine runs it (exp_relaxed.cpp) or SIMD128; scalar without either.
+#if defined(__EMSCRIPTEN__)
+  const char* vector = ca::kernels::relaxed_exp() ? "relaxed-simd" : "simd128";
+#else
+  const char* vector = "avx2-fma";
+#endif
+  const char* exp = ca::kernels::fast_exp() ? vector : "scalar";
+  std::printf("{\"isa\": \"%s\", \"exp\": \"%s\", \"shape\": [%d, %d, %d, %d], \"passes\": {",
+              ca::kernels::isa_name(ca::kernels::active_isa()), exp, B, T, D, H);
   for (std::size_t i = 0; i < passes.size(); ++i) {
     std::vector<double>& t = passes[i].times;
     std::sort(t.begin(), t.end());

@@ -16,9 +16,8 @@
 //   (defaults: build/web, 20 edits, 3 rounds, /tmp/edit; --rounds 0: the trace alone)
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const { launch, serve, ready, web } = require('../tests/js/browser');
-const { edits, D_OUT, RANDN_32 } = require('./edit-timing');
+const { edits, load, median, stopTrace, D_OUT, RANDN_32 } = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
@@ -32,16 +31,6 @@ const CASES = [
   ['book', '', 16],
   ['randn T = 32', RANDN_32, 30],
 ];
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y),
-    m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const load = () =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ');
 
 // The trace's categories: DevTools' Performance panel's own set (the timeline, its frames,
 // JS samples, user timing marks).
@@ -63,21 +52,6 @@ async function open(browser, server, hash) {
   await page.goto(server.url + 'index.html' + hash);
   await ready(page);
   return page;
-}
-
-// Every trace event of the renderer's main thread, as a stream read in chunks.
-async function stopTrace(cdp) {
-  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.end');
-  const { stream } = await done,
-    parts = [];
-  for (;;) {
-    const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
-    parts.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
-    if (eof) break;
-  }
-  await cdp.send('IO.close', { handle: stream });
-  return JSON.parse(parts.join(''));
 }
 
 // Self time (ms) per event name on the renderer's main thread, inside the edits' frames

@@ -74,4 +74,32 @@ async function edits(page, { selector, values, check }, n) {
   );
 }
 
-module.exports = { edits, D_OUT, RANDN_32 };
+/** Ends a DevTools protocol trace started on `cdp` (transferMode ReturnAsStream) and resolves
+ *  to it, parsed: read from its stream in chunks (edit-profile.js, load-profile.js). */
+async function stopTrace(cdp) {
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.end');
+  const { stream } = await done,
+    parts = [];
+  for (;;) {
+    const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream });
+    parts.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
+    if (eof) break;
+  }
+  await cdp.send('IO.close', { handle: stream });
+  return JSON.parse(parts.join(''));
+}
+
+/** The median of numbers `a`; the load average (1, 5, 15 min) as text, for the printouts. */
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y),
+    m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const load = () =>
+  require('os')
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
+
+module.exports = { edits, load, median, stopTrace, D_OUT, RANDN_32 };

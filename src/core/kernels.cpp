@@ -141,20 +141,22 @@ void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int l
 
 namespace {
 
-// The vectorised exp: AVX2 with FMA, or WASM SIMD128; null when there is none.
+// The vectorised exp: AVX2 with FMA, or WASM relaxed SIMD where it is fused, else SIMD128;
+// null when there is none.
 using ExpShifted = void (*)(float* w, int n, float max);
 ExpShifted vector_exp() {
 #if defined(CA_KERNELS_X86)
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return exp_shifted_avx2_fma;
 #elif defined(__wasm_simd128__)
-  return exp_shifted_simd128;
+  return exp_relaxed_ready() ? exp_shifted_relaxed : exp_shifted_simd128;
 #endif
   return nullptr;
 }
 
 // It is used where it agrees with the scalar port (sleef::expf_u10) on a sweep of the softmax's
-// range and the edge cases. WebAssembly's float operations have one result on every engine
-// (no contraction, nothing relaxed): there it was checked once, on all 2^32 inputs.
+// range and the edge cases. WebAssembly SIMD128's float operations have one result on every
+// engine (no contraction): there it was checked once, on all 2^32 inputs; the relaxed-SIMD
+// exp checks itself against it when it loads (exp_relaxed.cpp).
 bool fast_exp_works() {
   const ExpShifted vector = vector_exp();
   if (vector == nullptr) return false;
@@ -181,6 +183,14 @@ bool g_fast_exp = fast_exp_works();
 }  // namespace
 
 bool fast_exp() { return g_fast_exp; }
+
+bool relaxed_exp() {
+#if defined(__wasm_simd128__)
+  return g_fast_exp && exp_relaxed_ready();
+#else
+  return false;
+#endif
+}
 
 bool set_fast_exp(bool on) {
   g_fast_exp = on && fast_exp_works();

@@ -37,13 +37,16 @@ void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b
 
 // w[j] = exp(w[j] - max) for j < n, the softmax's exponentials, with the bits of PyTorch's
 // (SLEEF's expf, sleef.hpp). On CPUs with AVX2 and FMA 8 at a time (exp_avx2.cpp), in
-// WASM SIMD128 4 at a time (exp_simd128.cpp), used only after a self-check against the scalar
+// WASM SIMD128 4 at a time (exp_simd128.cpp; by relaxed SIMD's fused multiply-add where the
+// engine has it: exp_relaxed.cpp), used only after a self-check against the scalar
 // port; otherwise sleef::expf_u10 one by one.
 void exp_shifted(float* w, int n, float max);
 // Whether exp_shifted is vectorised; set_fast_exp(false) forces the scalar loop (tests,
 // benchmarks). Returns whether the vectorised path is now on.
 bool fast_exp();
 bool set_fast_exp(bool on);
+// Whether exp_shifted runs on WebAssembly's relaxed SIMD (exp_relaxed.cpp); false natively.
+bool relaxed_exp();
 
 // The instruction sets gemm can run on. The best one the CPU has is chosen at start-up.
 enum class Isa { Reference, SSE2, AVX2, SIMD128, AVX512 };

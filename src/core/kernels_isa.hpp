@@ -33,6 +33,10 @@ void exp_shifted_simd128(float* w, int n, float max);
 // and the group's result before that. The kernel calls nothing of it: the module leaves it out.
 constexpr int kExpSteps = 9;
 void exp_steps_simd128(const float* x, int n, float* out);
+// The same exp by relaxed SIMD's fused multiply-add (exp_relaxed.cpp): ready where the engine
+// has it, fuses it and the kernel passed its self-check (loaded on the first call).
+bool exp_relaxed_ready();
+void exp_shifted_relaxed(float* w, int n, float max);
 #endif
 
 }  // namespace ca::kernels

@@ -700,8 +700,8 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     if (runs) buffers = std::max(buffers, floats);
   };
   // A causal forward over `heads` (batch, head) pairs on `workers` threads: the projections,
-  // and per worker a (T, T) of scores and of weights, or the whole batch's weights and noise
-  // when dropout draws.
+  // and per worker a (T, T) of scores (the weights written over them), or of scores and of
+  // weights when the scores are kept, or the whole batch's weights and noise when dropout draws.
   const bool class_drop = c.train && c.class_dropout != 0.0;
   const auto causal = [&](double heads, double workers, bool keep_scores, bool keep_weights,
                           bool softmax) {
@@ -709,7 +709,8 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     return 3 * B * Td + (keep_scores ? 0 : workers * TT) +
            (keep_weights || !softmax ? 0
             : whole                  ? heads * TT
-                                     : workers * TT) +
+            : keep_scores            ? workers * TT
+                                     : 0) +
            (drop ? heads * TT : 0);
   };
   const auto workers = [](double n) { return parallel_workers(static_cast<std::size_t>(n)); };

@@ -10,6 +10,10 @@
 //     shifted by several maxima, every tail length; and each of its steps' results for 2.7 M
 //     inputs against SLEEF's fused steps (exp_binades.cpp's proof, sampled).
 //   ca::fma, ca::fma_exact: sums that land halfway between two floats in double.
+//   The relaxed-SIMD exp (exp_relaxed.cpp), where the engine runs it (Node with
+//   --experimental-wasm-relaxed-simd: kernels.test.js runs this file with and without): the
+//   same 2.7 M inputs against sleef::expf_u10, every tail length; exp_shifted, above, is then
+//   the relaxed path too.
 #include "kernels.hpp"
 
 #include <algorithm>
@@ -223,6 +227,23 @@ void check_exp_steps(const std::vector<float>& x) {
   }
 }
 
+// The relaxed-SIMD exp against the scalar port, by bits, on the step check's inputs.
+void check_exp_relaxed(const std::vector<float>& x) {
+  if (!ca::kernels::exp_relaxed_ready()) return;
+  std::vector<float> want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) want[i] = ca::sleef::expf_u10(x[i]);
+  for (int off = 0; off < 4; ++off) {  // every tail length
+    std::vector<float> got(x.begin() + off, x.end());
+    ca::kernels::exp_shifted_relaxed(got.data(), int(got.size()), 0.0f);
+    ++g_cases;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      char where[48];
+      std::snprintf(where, sizeof where, "x %a", x[i + off]);
+      compare("exp_shifted_relaxed", where, want[i + off], got[i]);
+    }
+  }
+}
+
 void check_exp_steps() {
   std::vector<float> x;
   const auto add = [&](std::uint32_t u) { x.push_back(0), std::memcpy(&x.back(), &u, 4); };
@@ -235,6 +256,7 @@ void check_exp_steps() {
   for (std::uint32_t u : kTies) add(u);
   x.push_back(-0x1.74e9c8p+6f), x.push_back(0x1.74e9c8p+6f);
   check_exp_steps(x);
+  check_exp_relaxed(x);
 }
 
 }  // namespace
@@ -262,8 +284,9 @@ int main() {
   check_fma();
   check_exp_steps();
   std::printf(
-      "{\"ok\": true, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, \"exp_ties\": %ld, "
-      "\"first\": \"%s\"}\n",
-      g_cases, g_values, g_bad, g_exp_ties, g_first.c_str());
+      "{\"ok\": true, \"relaxed\": %s, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, "
+      "\"exp_ties\": %ld, \"first\": \"%s\"}\n",
+      ca::kernels::relaxed_exp() ? "true" : "false", g_cases, g_values, g_bad, g_exp_ties,
+      g_first.c_str());
   return 0;
 }

@@ -1,0 +1,145 @@
+// Where the book's load goes (issue 21: navigation -> first table painted <= 150 ms), on built
+// page directories in headless Chromium (tests/js/browser.js's), timed as budgets.js times it
+// (build-scripts/load-timing.js: a new tab, a plain server, navigation start -> the frame after
+// data-ready painted), each load traced (Chrome DevTools protocol Tracing) and split into the
+// renderer main thread's CPU time (thread time, not wall: on a shared machine wall time waits
+// for the other processes) by kind: HTML parsing, scripts, style, layout, paint, the whole
+// thread; and its synchronous font look-ups sent to the browser process (one per font family
+// missing or found, one per strike: family x integer size x weight x style), with their wall
+// time. The floor (one table, no script) is loaded in the same rounds. Several page directories
+// are loaded in interleaved rounds in one invocation (before/after), medians, ratios to the
+// first; the first directory's last trace is written to PREFIX.json (DevTools, Performance,
+// Load profile; or https://ui.perfetto.dev).
+//   node build-scripts/load-profile.js [WEB_DIR ...] [--loads N] [--page PATH] [--output PREFIX]
+//   (defaults: build/web, 8 loads, index.html, /tmp/load)
+'use strict';
+const fs = require('fs');
+const { launch, serveWith, web } = require('../tests/js/browser');
+const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
+const { load, median, stopTrace } = require('./edit-timing');
+
+const args = process.argv.slice(2),
+  opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
+  LOADS = +opt('--loads', 8),
+  PAGE = opt('--page', 'index.html'),
+  output = opt('--output', '/tmp/load'),
+  dirs = args.filter((a, k) => !a.startsWith('--') && !(args[k - 1] || '').startsWith('--'));
+if (!dirs.length) dirs.push(web);
+
+const CATEGORIES = [
+  '-*',
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'blink.user_timing',
+  'loading',
+  'v8.execute',
+  'fonts',
+  'toplevel',
+].join(',');
+// Trace event -> the kind of main-thread work it is (self time is not needed: these nest
+// little in one another before the first frame).
+const KINDS = {
+  ParseHTML: 'parse',
+  ParseAuthorStyleSheet: 'parse',
+  EvaluateScript: 'script',
+  FunctionCall: 'script',
+  'v8.compileModule': 'script',
+  UpdateLayoutTree: 'style',
+  Layout: 'layout',
+  PrePaint: 'paint',
+  Paint: 'paint',
+  Layerize: 'paint',
+  'ThreadControllerImpl::RunTask': 'thread',
+};
+const FONT_IPC = /^(WebSandboxSupportLinux::|FontDataService::MatchFamilyName)/;
+const COLUMNS = [
+  'wall',
+  'thread',
+  'parse',
+  'script',
+  'style',
+  'layout',
+  'paint',
+  'fonts',
+  'fontsWall',
+];
+
+// The main thread's CPU (ms) per kind from navigation start to the 'painted' mark, and the
+// font look-ups in that time.
+function split(events) {
+  const painted = events.find((e) => e.name === 'painted' && /user_timing/.test(e.cat));
+  if (!painted) throw new Error('no "painted" mark in the trace');
+  const { pid, tid } = painted,
+    start = events
+      .filter((e) => e.name === 'navigationStart' && e.pid === pid && e.ts <= painted.ts)
+      .reduce((a, e) => Math.max(a, e.ts), 0);
+  const r = Object.fromEntries(COLUMNS.map((c) => [c, 0]));
+  for (const e of events) {
+    if (e.pid !== pid || e.ph !== 'X' || e.ts < start || e.ts > painted.ts) continue;
+    if (FONT_IPC.test(e.name)) {
+      r.fonts++;
+      r.fontsWall += e.dur / 1000;
+    }
+    if (e.tid === tid && KINDS[e.name]) r[KINDS[e.name]] += (e.tdur || 0) / 1000;
+  }
+  return r;
+}
+
+(async () => {
+  const servers = [];
+  for (const d of dirs) servers.push(await serveWith(d, FLOOR_FILES));
+  const { context, close } = await launch();
+  const got = [...dirs, FLOOR].map(() => []);
+  let last = null;
+  try {
+    console.log(
+      `load-profile: ${LOADS} loads of ${PAGE} from ${dirs.join(', ')} and the floor, interleaved; load ${load()}`,
+    );
+    for (let r = -1; r < LOADS; r++)
+      for (let k = 0; k <= dirs.length; k++) {
+        const page = await context.newPage(),
+          cdp = await context.newCDPSession(page);
+        await page.addInitScript(OBSERVE_READY);
+        await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReturnAsStream' });
+        await page.goto(servers[k % dirs.length].url + (k < dirs.length ? PAGE : FLOOR));
+        await page.waitForFunction(() => window.__ready && window.__ready.painted, null, {
+          timeout: 30000,
+        });
+        const ready = await page.evaluate(() => window.__ready),
+          trace = await stopTrace(cdp),
+          events = trace.traceEvents || trace;
+        await page.close();
+        if (ready.state !== '1') throw new Error(`${dirs[k]}: data-ready="${ready.state}"`);
+        if (r < 0) continue; // a warm-up round: the server's files and the browser's caches
+        got[k].push({ ...split(events), wall: ready.painted });
+        if (k === 0) last = events;
+      }
+    console.log(
+      `main thread's CPU (ms) from navigation start to the first frame painted, medians of ${LOADS};` +
+        ` wall: navigation -> painted; fonts: synchronous font look-ups (count, their wall ms)`,
+    );
+    console.log(`${''.padEnd(32)}${COLUMNS.map((c) => c.padStart(10)).join('')}`);
+    got.forEach((runs, k) => {
+      const m = COLUMNS.map((c) => median(runs.map((x) => x[c])));
+      console.log(
+        `${(k < dirs.length ? dirs[k] : 'floor: 1 table, no script').slice(-31).padEnd(32)}` +
+          m.map((x) => x.toFixed(1).padStart(10)).join(''),
+      );
+      if (k > 0 && k < dirs.length) {
+        const first = COLUMNS.map((c) => median(got[0].map((x) => x[c])));
+        console.log(
+          `${'  / the first'.padEnd(32)}` +
+            m.map((x, j) => (first[j] ? (x / first[j]).toFixed(2) : '-').padStart(10)).join(''),
+        );
+      }
+    });
+    fs.writeFileSync(output + '.json', JSON.stringify(last));
+    console.log(`load ${load()}; the first directory's last load traced: ${output}.json`);
+  } finally {
+    await close();
+    for (const s of servers) await s.close();
+  }
+})().catch((e) => {
+  console.error(`load-profile.js: ${e.stack || e.message}`);
+  process.exit(1);
+});
