@@ -357,7 +357,7 @@ TEST_CASE("a run that would need gigabytes is refused before it allocates", "[ch
           .config;
   CHECK(ca::run_bytes(c) > 2 * ca::kMaxRunBytes);
   const std::string message =
-      "this configuration needs about 5472 MiB for every stage; at most 1024 MiB are supported "
+      "this configuration needs about 5468 MiB for every stage; at most 1024 MiB are supported "
       "(T = 1024, 128 heads, d_out 128): ask for fewer stages, tokens or heads";
   CHECK(ca::stages_error(c, {}) == message);
   const unsigned long long before = test::allocated_bytes();

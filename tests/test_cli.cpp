@@ -314,7 +314,7 @@ TEST_CASE("hostile sizes are refused at once, with their reason", "[cli][hostile
   const Result heads = cli("--threads 1 --config -",
                            R"({"inputs": {"randn": [1024, 1]}, "d_out": 128, "num_heads": 128})");
   CHECK(heads.code == 2);
-  CHECK(heads.err.rfind("causal-attention: this configuration needs about 5472 MiB for every "
+  CHECK(heads.err.rfind("causal-attention: this configuration needs about 5468 MiB for every "
                         "stage; at most 1024 MiB are supported",
                         0) == 0);
   // The same with only what fits: the final context vectors, no (B, H, T, T) intermediate.

@@ -199,6 +199,84 @@ TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run'
                             "the whole run's"));
 }
 
+// A Worker's shard (web/page/pool.js: the context, and maybe batch element b0's first heads'
+// weights) on one thread, as in WebAssembly: the heads one at a time, each reading its columns
+// of the queries, keys and values, the weights written over the scores, the batch's element
+// read from the inputs; the same bits as the whole run, and at most this much memory at once
+// (fresh memory is a Worker's dearest cost: ~25 µs of CPU a 4 KB page on this VM).
+TEST_CASE("a Worker's shard has the whole run's bits in a small peak", "[threads][shards]") {
+  const auto [json, shard, ids] = GENERATE(table<std::string, ca::Shard, std::vector<std::string>>({
+      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
+               "context_length": 1024})",
+       {0, 1, 0, 12, 1},
+       {"mha.attn_weights", "mha.context_vecs"}},
+      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
+               "context_length": 1024})",
+       {1, 2, 0, 12},
+       {"mha.W_query", "mha.out_proj.bias", "mha.context_vecs"}},
+      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
+               "context_length": 1024})",
+       {1, 2, 6, 12, 2},
+       {"mha.attn_weights", "mha.context_vec"}},
+      // a long context and narrow heads: the (T, T) scores are most of the peak
+      {R"({"inputs": {"randn": [1024, 64]}, "d_out": 64, "num_heads": 2,
+           "context_length": 1024})",
+       {1, 2, 0, 2},
+       {"mha.context_vecs"}},
+      // heads of 7 (kernel tiles cut mid-head), qkv_bias, both batch elements
+      {R"({"inputs": {"randn": [37, 20]}, "d_out": 35, "num_heads": 5, "qkv_bias": true})",
+       {0, 2, 1, 4, 2},
+       {"mha.attn_weights", "mha.context_vec"}},
+  }));
+  const int threads = GENERATE(1, 2);
+  INFO(json << " shard [" << shard.b0 << ", " << shard.b1 << ", " << shard.h0 << ", " << shard.h1
+            << "), " << threads << " threads");
+  const ca::Config c = ca::parse_config(json).config;
+  const ca::Walkthrough whole = run_on(1, c,
+                                       {"mha.W_query", "mha.out_proj.bias", "mha.attn_weights",
+                                        "mha.context_vec", "mha.context_vecs"});
+  const auto stage = [](const ca::Walkthrough& w, std::string_view id) -> const ca::Tensor& {
+    for (const ca::Stage& s : w.stages)
+      if (s.id() == id) return s.tensor;
+    FAIL("no stage " << id);
+    throw;
+  };
+  const Threads t(threads);
+  const long long held = test::reset_peak();
+  const ca::Walkthrough part = ca::run_walkthrough(c, ids, shard);
+  const long long peak = test::peak_bytes() - held;
+  const int H = c.num_heads, hd = c.d_out / H, T = c.num_tokens(), D = c.d_out;
+  const int nb = shard.b1 - shard.b0;
+  REQUIRE(part.stages.size() == ids.size());
+  for (const ca::Stage& s : part.stages) {
+    const std::string id(s.id());
+    const ca::Tensor& w = stage(whole, id);
+    std::vector<float> want;
+    if (id == "mha.attn_weights") {  // batch element b0's first weight_heads heads
+      const std::size_t TT = std::size_t(T) * T, k = std::size_t(shard.b0) * H + shard.h0;
+      want.assign(w.data.begin() + k * TT, w.data.begin() + (k + shard.weight_heads) * TT);
+    } else if (id == "mha.context_vec" || id == "mha.context_vecs") {  // rows, heads' columns
+      const int c0 = id == "mha.context_vec" ? shard.h0 * hd : 0,
+                c1 = id == "mha.context_vec" ? shard.h1 * hd : D;
+      for (int r = shard.b0 * T; r < shard.b1 * T; ++r)
+        want.insert(want.end(), w.data.begin() + r * D + c0, w.data.begin() + r * D + c1);
+    } else {
+      want = w.data;
+    }
+    CHECK_THAT(test::floats(id, s.tensor), test::BitEqual(want, "the whole run's"));
+  }
+  // One thread: the module's weights, the inputs, the context (and context_vecs), the kept
+  // weights, one (T, T) of scores and one head's queries, keys and values, plus 64 KB. The
+  // batch (2 T d_in), the shard's queries, keys and values (3 nb T nh hd) and a (T, T) of
+  // weights apart from the scores were 7.5 MB more at T = 256.
+  if (threads == 1) {
+    const long long d_in = c.d_in(), floats = 4LL * D * d_in + T * d_in + 2LL * nb * T * D +
+                                              std::max(0, shard.weight_heads) * T * T + T * T +
+                                              4LL * nb * T * hd;
+    CHECK(peak <= 4 * floats + 65536);
+  }
+}
+
 TEST_CASE("a shard out of range, or one drawing dropout, is refused", "[threads][shards]") {
   const ca::Config c = ca::parse_config(R"({"d_out": 4, "num_heads": 2})").config;
   CHECK(ca::shard_error(c, {}) == "");

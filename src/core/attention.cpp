@@ -163,16 +163,22 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
                            unsigned char* full_rows) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  const bool in_place = weights == scores;  // ldw == lds and divisor >= 1 (attention.hpp)
   int full = 0;
   for (int i = 0; i < T; ++i) {
     float* w = weights + static_cast<long>(i) * ldw;
     float* s = scores + static_cast<long>(i) * lds;
-    for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
-    const float max = row_max(w, i + 1);
+    // In place, the whole row's case must still read the scores undivided: a division by
+    // divisor >= 1 makes no finite score infinite, so the scores' own max tells it first.
+    float max = in_place ? row_max(s, i + 1) : 0.0f;
+    if (std::isfinite(max)) {
+      for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
+      max = row_max(w, i + 1);
+    }
     full_rows[i] = !std::isfinite(max);
     if (full_rows[i]) {
       // NaN, +inf or a row of -inf: the masked cells become NaN, not 0. The whole row, as
-      // softmax_forward computes it on the masked scores.
+      // softmax_forward computes it on the masked scores (cell by cell, in place too).
       for (int j = i + 1; j < T; ++j) s[j] = neg_inf;
       softmax_forward(MatrixMap(w, 1, T), ConstMatrixMap(s, 1, T), divisor);
       ++full;

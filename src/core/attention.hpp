@@ -40,7 +40,8 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 // j > i are left unwritten: they are exactly +0. Except when the row has a NaN, or its
 // max is +inf or -inf: then the masked cells are NaN, the whole row is written as
 // softmax_forward does (the masked part of `scores` is overwritten with -inf) and
-// full_rows[i] is set to 1 (else 0). Returns the number of such rows.
+// full_rows[i] is set to 1 (else 0). Returns the number of such rows. In place (weights ==
+// scores, ldw == lds) when divisor >= 1, with the same bits: the scores' memory is the weights'.
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
                            unsigned char* full_rows);
 

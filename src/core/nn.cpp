@@ -192,6 +192,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   const bool keep_weights = kept == BH && kept != 0;
   const bool combined = !trace || keep.context, softmax = combined || kept != 0;
   const bool drop = softmax && training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
+  // Weights not kept are written over their scratch scores (causal_softmax_forward in place):
+  // at GPT-2's size 4 MB less fresh memory per worker.
+  const bool in_place = !whole && !keep_scores && divisor >= 1.0f;
   const int workers = parallel_workers(BH);
   if (keep_scores)
     trace->attn_scores = Tensor({B, H, T, T});
@@ -201,7 +204,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     trace->attn_weights = Tensor({B, H, T, T});
   else if (kept != 0)
     trace->attn_weights = Tensor({1, int(kept), T, T});
-  if (!keep_weights && softmax) s.weights.resize(whole ? BH * TT : workers * TT);
+  if (!keep_weights && softmax && !in_place) s.weights.resize(whole ? BH * TT : workers * TT);
   s.full_rows.resize(whole ? BH * T : workers * T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
   unsigned char* const full_rows = s.full_rows.data();
@@ -242,6 +245,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     parallel_for(BH, workers, [&](std::size_t bh, int worker) {
       float* w = !softmax    ? nullptr  // scores only: no weights buffer
                  : bh < kept ? trace->attn_weights.data.data() + bh * TT
+                 : in_place  ? s.scores.data() + worker * TT
                              : weights + worker * TT;
       unsigned char* full = full_rows + worker * T;
       attend(bh, w, full, worker);
@@ -381,11 +385,11 @@ MultiHeadAttention::MultiHeadAttention(Linear query, Linear key, Linear value, L
 
 namespace {
 
-void check_input(const Tensor& x, int context_length) {
-  if (x.dim() != 3)
+void check_input(const std::vector<int>& shape, int context_length) {
+  if (shape.size() != 3)
     throw std::invalid_argument("MultiHeadAttention: input must be (b, num_tokens, d_in)");
-  if (x.shape[1] > context_length) {
-    throw std::invalid_argument("MultiHeadAttention: " + decimal(x.shape[1]) +
+  if (shape[1] > context_length) {
+    throw std::invalid_argument("MultiHeadAttention: " + decimal(shape[1]) +
                                 " tokens exceed context_length " + decimal(context_length));
   }
 }
@@ -400,7 +404,7 @@ float MultiHeadAttention::prescaled(Tensor& queries) const {
 }
 
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
-  check_input(x, context_length);
+  check_input(x.shape, context_length);
   Tensor queries = W_query(x);
   const Tensor keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   const float divisor = prescaled(queries);
@@ -417,8 +421,26 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
 
 MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& gen, TraceKeep keep,
                                                     Shard s) const {
-  check_input(x, context_length);
-  const int B = x.shape[0], T = x.shape[1], d_in = x.shape[2];
+  check_input(x.shape, context_length);
+  const std::size_t b0 = s.b0 >= 0 && s.b0 < x.shape[0] ? s.b0 : 0;  // else trace_rows throws
+  // Batch elements [b0, b1), read in place (a copy was 3 MB more fresh memory per GPT-2 shard).
+  return trace_rows(x.data.data() + b0 * x.shape[1] * x.shape[2], x.shape, gen, keep, s);
+}
+
+MultiHeadAttention::Trace MultiHeadAttention::trace_copies(const Tensor& rows, int B,
+                                                           Generator& gen, TraceKeep keep,
+                                                           Shard s) const {
+  if (rows.dim() != 2 || s.b1 - s.b0 != 1)
+    throw std::invalid_argument("MultiHeadAttention: copies of (T, d_in) rows, one element");
+  return trace_rows(rows.data.data(), {B, rows.shape[0], rows.shape[1]}, gen, keep, s);
+}
+
+MultiHeadAttention::Trace MultiHeadAttention::trace_rows(const float* xs,
+                                                         const std::vector<int>& shape,
+                                                         Generator& gen, TraceKeep keep,
+                                                         Shard s) const {
+  check_input(shape, context_length);
+  const int B = shape[0], T = shape[1], d_in = shape[2];
   if (s.b1 < 0) s.b1 = B;
   if (s.h1 < 0) s.h1 = num_heads;
   if (s.b0 < 0 || s.b0 >= s.b1 || s.b1 > B || s.h0 < 0 || s.h0 >= s.h1 || s.h1 > num_heads ||
@@ -427,26 +449,56 @@ MultiHeadAttention::Trace MultiHeadAttention::trace(const Tensor& x, Generator& 
   const bool every_head = s.h0 == 0 && s.h1 == num_heads, whole = every_head && s.b1 - s.b0 == B;
   if ((!whole || s.weight_heads >= 0) && training && dropout_p != 0.0)
     throw std::invalid_argument("MultiHeadAttention: a shard cannot draw dropout");
-  // Batch elements [b0, b1), read in place (a copy was 3 MB more fresh memory per GPT-2 shard).
-  const float* const xs = x.data.data() + std::size_t(s.b0) * T * d_in;
   const std::vector<int> rows = {s.b1 - s.b0, T, d_in};
-  const int c0 = s.h0 * head_dim, c1 = s.h1 * head_dim;  // the shard's heads' columns
-  Tensor queries = columns(W_query, xs, rows, c0, c1);
-  const Tensor keys = columns(W_key, xs, rows, c0, c1), values = columns(W_value, xs, rows, c0, c1);
-  const float divisor = prescaled(queries);
-  const int H = s.h1 - s.h0;  // (B', T, H * hd)
-  Trace t;
+  const int c0 = s.h0 * head_dim, c1 = s.h1 * head_dim;         // the shard's heads' columns
+  const int H = s.h1 - s.h0;                                    // (B', T, H * hd)
   if (s.weight_heads >= 0) keep.weight_pairs = s.weight_heads;  // batch element b0's first heads
-  if (keep.context) t.context_vec = Tensor(queries.shape);
-  if (keep.context || keep.scores || keep.weights)
-    causal_heads(t.context_vec, queries, keys, values, H, divisor, dropout_p, training, gen, rng,
-                 scratch, &t, keep);
-  if (keep.heads) {
-    t.queries = split_heads(queries, H);  // (B', H, T, hd)
-    t.keys = split_heads(keys, H);
-    t.values = split_heads(values, H);
+  // The heads in groups of G: all at once, or on one thread with nothing but the context asked
+  // for (and maybe b0's first heads' weights) one at a time, each reading its hd columns of
+  // queries, keys and values (the same sums): 0.75 MB at GPT-2's size instead of 9 MB of fresh
+  // memory. A group's queries, keys and values are gone before out_proj's (B', T, d_out).
+  const int nb = s.b1 - s.b0,
+            G = keep.context && !keep.heads && !keep.scores &&
+                        (!keep.weights || (keep.weight_pairs >= 0 && keep.weight_pairs <= H)) &&
+                        !(training && dropout_p != 0.0) &&
+                        parallel_workers(std::size_t(nb) * H) == 1
+                    ? 1
+                    : H;
+  const int kept = G < H && keep.weights ? keep.weight_pairs : 0;  // heads, one group each
+  Trace t, one;
+  if (keep.context) t.context_vec = Tensor({nb, T, c1 - c0});
+  if (kept > 1) t.attn_weights = Tensor({1, kept, T, T});
+  for (int g = 0; g < H; g += G) {
+    const int a = c0 + g * head_dim, b = a + G * head_dim;
+    Tensor queries = columns(W_query, xs, rows, a, b);
+    const Tensor keys = columns(W_key, xs, rows, a, b), values = columns(W_value, xs, rows, a, b);
+    const float divisor = prescaled(queries);
+    Tensor context = G < H && keep.context ? Tensor(queries.shape) : Tensor();
+    TraceKeep k = keep;
+    if (G < H) {
+      k.weights = g < kept;
+      k.weight_pairs = 1;  // batch element b0's
+    }
+    if (keep.context || keep.scores || keep.weights)
+      causal_heads(G < H ? context : t.context_vec, queries, keys, values, G, divisor, dropout_p,
+                   training, gen, rng, scratch, G < H ? &one : &t, k);
+    if (keep.heads) {
+      t.queries = split_heads(queries, H);  // (B', H, T, hd)
+      t.keys = split_heads(keys, H);
+      t.values = split_heads(values, H);
+    }
+    if (g < kept && kept == 1) t.attn_weights = std::move(one.attn_weights);
+    if (g < kept && kept > 1)
+      std::copy(one.attn_weights.data.begin(), one.attn_weights.data.end(),
+                t.attn_weights.data.begin() + std::size_t(g) * T * T);
+    for (std::size_t r = 0; G < H && keep.context && r < std::size_t(nb) * T; ++r)
+      std::copy_n(context.data.begin() + r * head_dim, head_dim,
+                  t.context_vec.data.begin() + r * (c1 - c0) + std::size_t(g) * head_dim);
   }
-  if (keep.context && every_head) t.context_vecs = out_proj(t.context_vec);
+  if (keep.context && every_head) {
+    scratch.release();
+    t.context_vecs = out_proj(t.context_vec);
+  }
   return t;
 }
 

@@ -172,8 +172,14 @@ struct MultiHeadAttention {
   // Throws std::invalid_argument for a shard out of range, or a partial one that would draw
   // dropout (its draws run over every head, in order).
   Trace trace(const Tensor& x, Generator& gen, TraceKeep keep, Shard shard) const;
+  // The same for a batch of B copies of `rows` (T, d_in), as torch.stack((inputs, inputs)), and
+  // a shard of one batch element: `rows` read in place, no batch built (6 MB at GPT-2's size).
+  Trace trace_copies(const Tensor& rows, int B, Generator& gen, TraceKeep keep, Shard shard) const;
 
  private:
+  // trace's shard, whose batch elements' rows start at xs in an input of `shape`.
+  Trace trace_rows(const float* xs, const std::vector<int>& shape, Generator& gen, TraceKeep keep,
+                   Shard shard) const;
   // The divisor the softmax applies; with prescale, queries divided in place and 1.
   float prescaled(Tensor& queries) const;
 };

@@ -78,6 +78,8 @@ class Plan {
   mutable Index index_;
 };
 
+Tensor stack_twice(const Tensor& x);
+
 // Appends the stages a run computes; the references it returns stay valid (capacity is
 // reserved up front).
 class Builder {
@@ -101,6 +103,13 @@ class Builder {
       if (s->id() == id) return s->tensor;
     throw std::logic_error("stage not computed: " + std::string(id));
   }
+  // torch.stack((inputs, inputs)), added when first read (in its place when kept: sa_part); a
+  // shard of one batch element reads the inputs in place instead (mha_part: 6 MB at GPT-2's).
+  const Tensor& batch() {
+    if (!batch_) batch_ = &add("batch", stack_twice(get("inputs")));
+    return *batch_;
+  }
+  bool has_batch() const { return batch_ != nullptr; }
   bool needs(std::string_view id) const { return plan_.needs(id); }
   bool keeps(std::string_view id) const { return plan_.keeps(id); }
   bool needs_any(std::initializer_list<std::string_view> ids) const {
@@ -120,6 +129,7 @@ class Builder {
   StageCode code_;
   const Plan& plan_;
   Index index_;
+  const Tensor* batch_ = nullptr;
 };
 
 }  // namespace
@@ -354,7 +364,7 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   }
 
   // The compact class on a batch of two.
-  if (out.needs("batch")) out.add("batch", stack_twice(inputs));
+  if (out.keeps("batch")) out.batch();
   if (!out.needs_any(
           {"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"}))
     return;
@@ -365,7 +375,7 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   ca.rng = c.rng;
   out.weights({"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"},
               {&ca.W_query, &ca.W_key, &ca.W_value});
-  if (out.needs("context_vecs")) out.add("context_vecs", ca.forward(out.get("batch"), gen));
+  if (out.needs("context_vecs")) out.add("context_vecs", ca.forward(out.batch(), gen));
 }
 
 // §3.6.1: H CausalAttention heads, their outputs concatenated.
@@ -396,8 +406,7 @@ void wrapper_part(Builder& out, const Config& c, const Tensor& inputs, Generator
       out.add(kIds[bias][k], Tensor(shape, std::move(data)));
     }
   }
-  if (out.needs("mhaw.context_vecs"))
-    out.add("mhaw.context_vecs", mhaw.forward(out.get("batch"), gen));
+  if (out.needs("mhaw.context_vecs")) out.add("mhaw.context_vecs", mhaw.forward(out.batch(), gen));
 }
 
 // §3.6.2: one module; queries, keys and values split into heads by view + transpose.
@@ -450,7 +459,7 @@ void mha_part(Builder& out, const Config& c, Generator& gen, int d_in, Shard sha
     const Linear* linears[] = {&mha.W_query, &mha.W_key, &mha.W_value};
     for (int k = 0; k < 3; ++k)
       if (out.needs(kHeads[k]))
-        out.add(kHeads[k], split_heads((*linears[k])(out.get("batch")), c.num_heads));
+        out.add(kHeads[k], split_heads((*linears[k])(out.batch()), c.num_heads));
     return;
   }
   // The rest is one fused pass (MultiHeadAttention::trace): it holds the intermediates asked
@@ -460,7 +469,10 @@ void mha_part(Builder& out, const Config& c, Generator& gen, int d_in, Shard sha
   keep.scores = out.keeps("mha.attn_scores");
   keep.weights = out.keeps("mha.attn_weights");
   keep.context = out.needs("mha.context_vec");
-  MultiHeadAttention::Trace t = mha.trace(out.get("batch"), gen, keep, shard);
+  MultiHeadAttention::Trace t =
+      shard.b1 - shard.b0 == 1 && !out.has_batch()
+          ? mha.trace_copies(out.get("inputs"), 2, gen, keep, shard)  // a batch of two copies
+          : mha.trace(out.batch(), gen, keep, shard);
   Tensor* heads[] = {&t.queries, &t.keys, &t.values};
   for (int k = 0; k < 3; ++k)
     if (out.keeps(kHeads[k])) out.add(kHeads[k], std::move(*heads[k]));
@@ -489,13 +501,13 @@ void qkv_part(Builder& out, const Config& c, Generator& gen, int d_in) {
   if (m.qkv.bias && out.needs("qkv.bias")) out.add("qkv.bias", *m.qkv.bias);
   if (out.needs("qkv.proj.weight")) out.add("qkv.proj.weight", m.proj.weight);
   if (out.needs("qkv.proj.bias")) out.add("qkv.proj.bias", *m.proj.bias);
-  if (out.needs("qkv.qkv")) out.add("qkv.qkv", m.qkv(out.get("batch")));
+  if (out.needs("qkv.qkv")) out.add("qkv.qkv", m.qkv(out.batch()));
   if (out.needs("qkv.context_vecs"))
-    out.add("qkv.context_vecs", m.as_mha(c).forward(out.get("batch"), gen));
+    out.add("qkv.context_vecs", m.as_mha(c).forward(out.batch(), gen));
 }
 
 void einsum_part(Builder& out, const Config& c, Generator& gen, int d_in) {
-  const auto batch = [&]() -> const Tensor& { return out.get("batch"); };  // when needed
+  const auto batch = [&]() -> const Tensor& { return out.batch(); };  // when needed
   gen.manual_seed(c.seed_class);
   const MHAEinsum m(d_in, c.d_out, c.qkv_bias, gen);
   const Tensor* w[] = {&m.W_query, &m.W_key, &m.W_value};
@@ -548,7 +560,7 @@ void flash_part(Builder& out, const Config& c) {
 }
 
 void torchmha_part(Builder& out, const Config& c, Generator& gen, int d_in) {
-  const auto batch = [&]() -> const Tensor& { return out.get("batch"); };  // when needed
+  const auto batch = [&]() -> const Tensor& { return out.batch(); };  // when needed
   gen.manual_seed(c.seed_class);
   const TorchMHA m(c.d_out, gen);
   if (out.needs("torchmha.in_proj_weight")) out.add("torchmha.in_proj_weight", m.in_proj_weight);
@@ -600,7 +612,7 @@ void kv_part(Builder& out, const Config& c, Generator& gen, int d_in) {
     MultiHeadAttention kv(d_in, c.d_out, c.context_length, 0.0, c.num_heads, c.qkv_bias, gen);
     kv.training = false;
     kv.scale = c.scale;
-    t = generate_with_cache(kv, out.get("batch"), keep);
+    t = generate_with_cache(kv, out.batch(), keep);
   }
   // In the table's order, those kept (the mask: needed, it is cheap); the plan's final filter
   // drops what was only needed.
@@ -688,8 +700,8 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     if (runs) buffers = std::max(buffers, floats);
   };
   // A causal forward over `heads` (batch, head) pairs on `workers` threads: the projections,
-  // and per worker a (T, T) of scores and of weights, or the whole batch's weights and noise
-  // when dropout draws.
+  // and per worker a (T, T) of scores (the weights written over them), or of scores and of
+  // weights when the scores are kept, or the whole batch's weights and noise when dropout draws.
   const bool class_drop = c.train && c.class_dropout != 0.0;
   const auto causal = [&](double heads, double workers, bool keep_scores, bool keep_weights,
                           bool softmax) {
@@ -697,7 +709,8 @@ double bytes_needed(const Config& config, const std::vector<std::string>& wanted
     return 3 * B * Td + (keep_scores ? 0 : workers * TT) +
            (keep_weights || !softmax ? 0
             : whole                  ? heads * TT
-                                     : workers * TT) +
+            : keep_scores            ? workers * TT
+                                     : 0) +
            (drop ? heads * TT : 0);
   };
   const auto workers = [](double n) { return parallel_workers(static_cast<std::size_t>(n)); };

@@ -29,7 +29,8 @@ target_link_options(causal-attention-module PRIVATE
   -sALLOW_MEMORY_GROWTH=1
   -sMALLOC=emmalloc             # a small allocator: the module's heap use is tiny
   -sFILESYSTEM=0
-  -sINCOMING_MODULE_JS_API=['wasmBinary']  # the loader passes the inflated wasm, nothing else
+  -sINCOMING_MODULE_JS_API=['instantiateWasm']  # the loader instantiates the wasm it compiled
+                                # (lib/module.js; a Worker gets the page's), nothing else
   -sWASM_ASYNC_COMPILATION=0    # compiled at once: the async compile's reply waited behind the
                                 # page's first layout (~50 ms of its load); lazy tiers keep it fast
   -sTEXTDECODER=2               # every browser with DecompressionStream has TextDecoder

@@ -250,7 +250,7 @@ test('a configuration within every limit but gigabytes big is refused before com
   const start = performance.now();
   assert.throws(() => api.run(big), {
     message:
-      'this configuration needs about 5472 MiB for every stage; at most 1024 MiB are supported ' +
+      'this configuration needs about 5468 MiB for every stage; at most 1024 MiB are supported ' +
       '(T = 1024, 128 heads, d_out 128): ask for fewer stages, tokens or heads',
   });
   assert.ok(performance.now() - start < BOUND_MS);
