@@ -253,6 +253,10 @@ TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run'
                             "the whole run's"));
 }
 
+// Exercise 3.3 (the gpt2 preset) at T = 256.
+const char* const kGpt2At256 = R"({"inputs": {"randn": [256, 768]}, "d_out": 768,
+                                   "num_heads": 12, "context_length": 1024})";
+
 // A Worker's shard (web/page/pool.js: the context, and maybe batch element b0's first heads'
 // weights) on one thread, as in WebAssembly: the heads one at a time, each reading its columns
 // of the queries, keys and values, the weights written over the scores, the batch's element
@@ -260,18 +264,9 @@ TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run'
 // (fresh memory is a Worker's dearest cost: ~25 µs of CPU a 4 KB page on this VM).
 TEST_CASE("a Worker's shard has the whole run's bits in a small peak", "[threads][shards]") {
   const auto [json, shard, ids] = GENERATE(table<std::string, ca::Shard, std::vector<std::string>>({
-      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
-               "context_length": 1024})",
-       {0, 1, 0, 12, 1},
-       {"mha.attn_weights", "mha.context_vecs"}},
-      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
-               "context_length": 1024})",
-       {1, 2, 0, 12},
-       {"mha.W_query", "mha.out_proj.bias", "mha.context_vecs"}},
-      {R"({"inputs": {"randn": [256, 768]}, "d_out": 768, "num_heads": 12,
-               "context_length": 1024})",
-       {1, 2, 6, 12, 2},
-       {"mha.attn_weights", "mha.context_vec"}},
+      {kGpt2At256, {0, 1, 0, 12, 1}, {"mha.attn_weights", "mha.context_vecs"}},
+      {kGpt2At256, {1, 2, 0, 12}, {"mha.W_query", "mha.out_proj.bias", "mha.context_vecs"}},
+      {kGpt2At256, {1, 2, 6, 12, 2}, {"mha.attn_weights", "mha.context_vec"}},
       // a long context and narrow heads: the (T, T) scores are most of the peak
       {R"({"inputs": {"randn": [1024, 64]}, "d_out": 64, "num_heads": 2,
            "context_length": 1024})",
