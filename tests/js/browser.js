@@ -161,6 +161,9 @@ function serveWith(dir, files, headers = {}) {
       server.close(r);
       server.closeAllConnections();
     });
+  // Unref'd: a test that fails before its close() must not keep its file's process (and the
+  // test command) waiting forever; the browser's pipe keeps the process alive while it runs.
+  server.unref();
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       resolve({ url: `http://127.0.0.1:${server.address().port}/`, close });
