@@ -20,7 +20,17 @@ async function main() {
     once = () => api.run({}).stages.length;
   } else {
     const factory = require(path.resolve(dir, 'causal-attention-bench.js'));
-    m = await factory({ wasmBinary: fs.readFileSync(path.resolve(dir, 'causal-attention-bench.wasm')) });
+    // The module takes no wasmBinary (src/wasm/wasm.cmake's INCOMING_MODULE_JS_API): it is
+    // instantiated here as lib/module.js does it.
+    const bytes = fs.readFileSync(path.resolve(dir, 'causal-attention-bench.wasm'));
+    const compiled = new WebAssembly.Module(bytes);
+    m = await factory({
+      instantiateWasm(imports, ready) {
+        const instance = new WebAssembly.Instance(compiled, imports);
+        ready(instance);
+        return instance.exports;
+      },
+    });
     if (m.benchSetup(ids[module], +B, +T, +d, +H)) once = () => m.benchRun(1);
   }
   if (!once) return console.log(JSON.stringify({ ok: false }));

@@ -57,8 +57,9 @@ endfunction()
 ca_wasm_opt(causal-attention-module)
 
 # bench/compare.sh's module: the page's bindings plus the bench entry (benchSetup, benchRun),
-# which the page never calls and so does not ship. Built on demand (bench/compare.sh).
-add_executable(causal-attention-bench EXCLUDE_FROM_ALL
+# which the page never calls and so does not ship. Built with the rest: tests/js/bench.test.js
+# loads it as bench/compare_wasm.js does.
+add_executable(causal-attention-bench
   src/wasm/bindings.cpp src/wasm/bench_bindings.cpp)
 target_link_libraries(causal-attention-bench PRIVATE ca_bench_workloads)
 target_compile_options(causal-attention-bench PRIVATE -Oz -DNDEBUG)
