@@ -152,10 +152,10 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   const TT = 1024 * 1024,
     head23 = sha(weights.subarray(23 * TT, 24 * TT)); // batch element 2, head 12
   for (const [cores, line, shards] of [
-    [1, 'in a Worker', 1],
-    [2, 'in 2 Workers', 2], // a batch element each, out_proj included
-    [3, 'in 2 Workers', 2],
-    [4, 'in 4 Workers', 4], // 6 heads each, then out_proj's rows in 4 blocks
+    [1, 'in a Worker', 1], // batch element 1, out_proj included (element 2 is a copy)
+    [2, 'in 2 Workers', 2], // 6 heads of element 1 each, then out_proj's rows in 2 blocks
+    [3, 'in 3 Workers', 3],
+    [4, 'in 4 Workers', 4], // 3 heads each, then out_proj's rows in 4 blocks
   ]) {
     const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
     await page.addInitScript((n) => {

@@ -1,25 +1,13 @@
-// Exercise 3.3 over a pool of Workers (page/runner.js starts them and posts): the shards of
-// MultiHeadAttention, (batch element, heads) each (api.run's {shard}), then out_proj's rows in
-// blocks (api.project) when a shard has fewer than every head; the parts put together. Every
-// output is the same in-order sum as in one run: the bits do not depend on the pool's size.
-// The (B, H, T, T) weights (100 MB) do not cross: the heads a reader looks at are computed
-// again when asked for (a shard of one batch element's heads: the same bits), lib/slices.js's
-// onDemand. Loaded with app-later.js (page/later.js).
+// Exercise 3.3 over a pool of Workers, once the shards' replies come (page/runner.js starts
+// the Workers and posts the shards at once: page/shards.js): batch element 1's shards (heads
+// each, api.run's {shard}), then out_proj's rows in blocks (api.project) when a shard has fewer
+// than every head; the parts put together, element 1's rows also element 2's (the batch is two
+// copies of the inputs: page/shards.js). Every output is the same in-order sum as in one run:
+// the bits do not depend on the pool's size. The (B, H, T, T) weights (100 MB) do not cross:
+// the heads a reader looks at are computed again when asked for (a shard of batch element 1's
+// heads: the same bits), lib/slices.js's onDemand. Loaded with app-later.js (page/later.js).
 import { need, sliceCount } from '../lib/slices.js';
-var B = 2, // the batch: torch.stack((inputs, inputs))
-  PARAMETER = /^mha\.(W_|b_|out_proj)/;
-
-/** The shards [b0, b1, h0, h1] for n Workers: the batch, then each batch element's H heads in
- *  floor(n / B) groups. */
-export function shards(n, H) {
-  var out = [],
-    g = Math.min(H, Math.floor(n / B));
-  if (g < 1) return [[0, B, 0, H]];
-  for (var b = 0; b < B; b++)
-    for (var k = 0; k < g; k++)
-      out.push([b, b + 1, Math.floor((k * H) / g), Math.floor(((k + 1) * H) / g)]);
-  return out;
-}
+import { B, PARAMETER } from './shards.js';
 
 function stageOf(out, id) {
   return out.result.stages.filter(function (s) {
@@ -28,39 +16,23 @@ function stageOf(out, id) {
 }
 
 /** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
- *  order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
- *  Worker i's reply to msg. */
-export function pooled(post, config, p) {
+ *  order: every stage id, t0: when it was asked for}) on the pool, its shards asked already
+ *  (page/shards.js's askShards: {list, runs, every, want}): post(i, msg, transfer) is Worker
+ *  i's reply to msg. */
+export function pooled(post, config, p, asked) {
   var t0 = p.t0,
-    want = {},
+    want = asked.want,
     H = p.c.num_heads,
-    list = shards(p.n, H),
-    every = list[0][3] - list[0][2] === H, // each shard has every head: no out_proj step
-    memory = [];
-  p.ids.forEach(function (id) {
-    want[id] = true;
-  });
-  // The weights: head 1 of batch element 1 (the head shown first; its title and code) from the
-  // first shard, which keeps that head's weights alone (api.run's weightHeads); the others are
-  // computed again when a reader asks. The parameters (9 MB to copy out of the heap) from the
-  // last shard: the two shards' extra work on different Workers.
-  var last = list.length - 1,
-    params = p.ids.filter(RegExp.prototype.test.bind(PARAMETER)),
+    list = asked.list,
+    every = asked.every,
+    last = list.length - 1,
+    memory = [],
     by = {}; // the stages shown, by id
-  var runs = list.map(function (sh, i) {
-    var ids = i === last ? params.slice() : [],
-      options = { stages: ids, shard: sh };
-    if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
-      ids.push('mha.context_vec');
-    if (want['mha.context_vecs'] && every) ids.push('mha.context_vecs');
-    if (!i && want['mha.attn_weights']) {
-      ids.push('mha.attn_weights');
-      options.weightHeads = 1;
-    }
-    // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
-    // GPT-2's size, ~40 ms of faults on this VM) is then touched while the other shards still
-    // run, not after the last one.
-    return post(i, { config: config, options: options }).then(function (o) {
+  // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
+  // GPT-2's size, ~40 ms of faults on this VM) is then touched while the other shards still
+  // run, not after the last one.
+  var runs = asked.runs.map(function (run, i) {
+    return run.then(function (o) {
       ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
         var st = stageOf(o, id);
         if (st) by[id] = place(by[id], st, list, i, id, H);
@@ -116,8 +88,8 @@ export function pooled(post, config, p) {
 }
 
 // Matrices k0..k1-1 (b·H + h) of mha.attn_weights as one stage: each batch element's heads
-// split in as many parts as the pool has Workers, each part a shard's run with only the
-// weights asked for, taken by the first Worker free.
+// split in as many parts as the pool has Workers, each part a shard of batch element 1's heads
+// (element 2's are the same) with only the weights asked for, taken by the first Worker free.
 function heads(post, config, p, k0, k1) {
   var H = p.c.num_heads,
     asks = [];
@@ -131,7 +103,7 @@ function heads(post, config, p, k0, k1) {
       asks.push(
         post(-1, {
           config: config,
-          options: { stages: ['mha.attn_weights'], shard: [b, b + 1, h0, h1] },
+          options: { stages: ['mha.attn_weights'], shard: [0, 1, h0, h1] },
         }),
       );
     }
@@ -186,10 +158,11 @@ function onDemand(st, fetch) {
   return st;
 }
 
-// mha.context_vecs from n blocks of context_vec's rows, each projected by a Worker.
+// mha.context_vecs from n blocks of batch element 1's rows of context_vec, each projected by a
+// Worker; element 2's rows the same.
 function project(post, config, cv, n, memory) {
   var D = cv.shape[2],
-    rows = cv.shape[0] * cv.shape[1],
+    rows = cv.shape[1],
     block = Math.ceil(rows / n / 4) * 4, // whole 4-row tiles of the kernels
     blocks = [];
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
@@ -197,9 +170,9 @@ function project(post, config, cv, n, memory) {
     blocks.push(post(i, { config: config, project: part }, [part.buffer]));
   }
   return Promise.all(blocks).then(function (outs) {
-    var data = new Float32Array(rows * D);
+    var data = new Float32Array(B * rows * D);
     outs.forEach(function (o, i) {
-      data.set(o.stage.data, i * block * D);
+      for (var b = 0; b < B; b++) data.set(o.stage.data, (b * rows + i * block) * D);
       memory[i] = Math.max(memory[i] || 0, o.memory);
     });
     var s = outs[0].stage;
@@ -207,32 +180,26 @@ function project(post, config, cv, n, memory) {
   });
 }
 
-// The whole (B, T, D) context rows from the shards' columns, shard k's part s put into `into`
-// (null for the first part to come: the stage is made then). One shard of everything is the
-// stage itself (one Worker); a shard of every head is whole rows, in one piece.
+// The whole (B, T, D) context rows from the shards' columns, shard k's part s (batch element
+// 1's rows, heads h0..h1 or every column) put into both batch elements of `into` (null for the
+// first part to come: the stage is made then).
 function place(into, s, list, k, id, H) {
   var sh = list[k],
     T = s.shape[1],
     D = (s.shape[2] * H) / (sh[3] - sh[2]),
-    w = s.shape[2]; // the shard's columns (heads h0..h1, or every column)
+    w = s.shape[2]; // the shard's columns
   if (!into)
     into = {
       id: id,
       title: s.title,
       code: s.code,
       shape: [B, T, D],
-      data: list.length > 1 || s.shape[0] !== B ? new Float32Array(B * T * D) : s.data,
+      data: new Float32Array(B * T * D),
     };
-  var data = into.data;
-  if (w === D) {
-    if (s.data !== data) data.set(s.data, sh[0] * T * D);
-    return into;
-  }
-  for (var b = sh[0]; b < sh[1]; b++)
-    for (var t = 0; t < T; t++)
-      data.set(
-        s.data.subarray(((b - sh[0]) * T + t) * w, ((b - sh[0]) * T + t + 1) * w),
-        (b * T + t) * D + (sh[2] * D) / H,
-      );
+  for (var b = 0; b < B; b++)
+    if (w === D) into.data.set(s.data, b * T * D);
+    else
+      for (var t = 0; t < T; t++)
+        into.data.set(s.data.subarray(t * w, (t + 1) * w), (b * T + t) * D + (sh[2] * D) / H);
   return into;
 }

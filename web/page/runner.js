@@ -1,15 +1,17 @@
 // Big configurations off the main thread: Workers started from causal-attention.js itself
 // (lib/worker.js serves them; one file, same origin: a strict CSP allows it). Exercise 3.3's
 // MultiHeadAttention splits over a pool of them, one per core (at most 8), each with its own
-// module: a shard of (batch element, heads) each (api.run's {shard}), then out_proj's rows in
-// blocks (api.project). Every output is the same in-order sum as in one run, so the bits do not
-// depend on the pool's size. Other heavy runs go to the first Worker. Where no Worker can start
-// (file://, a CSP without it), the same runs on the main thread after a frame, so that a
-// progress indication can paint first. The pool's steps (page/pool.js) come with app-later.js:
-// none of it is needed before the first table.
+// module: a shard of batch element 1's heads each (api.run's {shard}; element 2 is a copy:
+// page/shards.js), then out_proj's rows in blocks (api.project). Every output is the same
+// in-order sum as in one run, so the bits do not depend on the pool's size. Other heavy runs go
+// to the first Worker. Where no Worker can start (file://, a CSP without it), the same runs on
+// the main thread after a frame, so that a progress indication can paint first. The shards are
+// posted at once (page/shards.js); the pool's other steps (page/pool.js) come with
+// app-later.js: none of it is needed before the first table.
 import { load } from '../lib/api.js';
 import { runHere, scriptUrl, wasm } from '../lib/worker.js';
 import { pageLater } from './later-load.js';
+import { askShards } from './shards.js';
 
 var MAX_POOL = 8,
   POOLED = /^mha\.(W_\w+|b_\w+|out_proj\.\w+|attn_weights|context_vecs?)$/, // what shards compute
@@ -156,8 +158,9 @@ export function runner() {
         .then(function (api) {
           var p = plan(api, config, options);
           if (!p) return post(0, { config: config, options: options });
+          var asked = askShards(ask, config, p); // before app-later.js is in
           return pageLater().then(function (m) {
-            return m.pool.pooled(ask, config, p);
+            return m.pool.pooled(ask, config, p, asked);
           });
         })
         .catch(function (e) {
