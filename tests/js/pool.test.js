@@ -120,22 +120,30 @@ test("a GPT-2 shard's memory: no copies, one head's queries, keys and values", (
          })`,
       ]).toString(),
     );
-  // 2 Workers' shards (page/pool.js): batch element 1 with head 1's weights, 2 with the
-  // parameters; 1 Worker: everything. Before: 69.2, 69.2 and 83.1 MB; then 57.6, 48 and 69.2.
+  // 2 Workers' shards (page/shards.js): heads 1-6 of batch element 1 with head 1's weights and
+  // out_proj's parameters, heads 7-12 with the projections'; 1 Worker: element 1's every head
+  // and every parameter (element 2 is a copy). Before: 69.2, 69.2 and 83.1 MB; then 57.6, 48
+  // and 69.2; with a batch element each (and the whole batch on 1 Worker), 33.3, 27.8 and 52.
   const first = mb({
-      stages: ['mha.context_vecs', 'mha.attn_weights'],
-      shard: [0, 1, 0, 12],
+      stages: ['mha.out_proj.weight', 'mha.out_proj.bias', 'mha.context_vec', 'mha.attn_weights'],
+      shard: [0, 1, 0, 6],
       weightHeads: 1,
     }),
-    last = mb({ stages: [...P, 'mha.context_vecs'], shard: [1, 2, 0, 12] }),
+    last = mb({
+      stages: ['mha.W_query', 'mha.W_key', 'mha.W_value', 'mha.context_vec'],
+      shard: [0, 1, 6, 12],
+    }),
     one = mb({
       stages: [...P, 'mha.context_vecs', 'mha.attn_weights'],
-      shard: [0, 2, 0, 12],
+      shard: [0, 1, 0, 12],
       weightHeads: 1,
     });
-  assert.ok(first <= 34, `batch element 1's shard grew the memory to ${first} MB`);
-  assert.ok(last <= 28, `batch element 2's shard with the parameters grew it to ${last} MB`);
-  assert.ok(one <= 52, `the whole batch's grew it to ${one} MB`);
+  assert.ok(first <= 34, `heads 1-6's shard grew the memory to ${first} MB`);
+  assert.ok(
+    last <= 28,
+    `heads 7-12's shard with the projections' parameters grew it to ${last} MB`,
+  );
+  assert.ok(one <= 34, `batch element 1's whole shard grew it to ${one} MB`);
 });
 
 test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", async () => {

@@ -25,7 +25,6 @@ export function pooled(post, config, p, asked) {
     H = p.c.num_heads,
     list = asked.list,
     every = asked.every,
-    last = list.length - 1,
     memory = [],
     by = {}; // the stages shown, by id
   // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
@@ -44,8 +43,10 @@ export function pooled(post, config, p, asked) {
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
     });
-    outs[last].result.stages.forEach(function (s) {
-      if (PARAMETER.test(s.id)) by[s.id] = s;
+    outs.forEach(function (o) {
+      o.result.stages.forEach(function (s) {
+        if (PARAMETER.test(s.id)) by[s.id] = s;
+      });
     });
     var s = stageOf(outs[0], 'mha.attn_weights'),
       done = Promise.resolve();

@@ -16,6 +16,12 @@ export function shards(n, H) {
   return out;
 }
 
+// The shard of n that brings parameter id.
+function carrier(id, n) {
+  if (n === 1 || /^mha\.out_proj/.test(id)) return 0;
+  return 1 + (['query', 'key', 'value'].indexOf(id.slice(6)) % (n - 1)); // mha.W_query: query
+}
+
 /** Plan p's shards ({c: the resolved config, ids: the stages asked for, n: the pool's size})
  *  posted at once: post(i, msg) is Worker i's reply to msg. Returns {list: the shards, runs:
  *  their replies (promises), every: whether each shard has every head (then it projects its
@@ -30,12 +36,13 @@ export function askShards(post, config, p) {
   });
   // The weights: head 1 (the head shown first; its title and code) from the first shard, which
   // keeps that head's weights alone (api.run's weightHeads); the others are computed again
-  // when a reader asks. The parameters (9 MB to copy out of the heap) from the last shard: the
-  // two shards' extra work on different Workers.
-  var last = list.length - 1,
-    params = p.ids.filter(RegExp.prototype.test.bind(PARAMETER));
+  // when a reader asks. The parameters (2.4 MB each to copy out of the heap at GPT-2's size,
+  // into fresh memory) dealt over the shards: out_proj's with head 1's weights (4 MB), the
+  // projections' over the others.
   var runs = list.map(function (sh, i) {
-    var ids = i === last ? params.slice() : [],
+    var ids = p.ids.filter(function (id) {
+        return PARAMETER.test(id) && carrier(id, list.length) === i;
+      }),
       options = { stages: ids, shard: sh };
     if (want['mha.context_vec'] || (want['mha.context_vecs'] && !every))
       ids.push('mha.context_vec');
