@@ -296,6 +296,18 @@ function wasmBinary(base64) {
  *  wasm compiled here, or in a Worker from the page's (lib/worker.js's wasm.module: compiled
  *  once, its code shared, no fetch or inflate of the wasm there). */
 export function start() {
+  var waiting = [];
+  // Chromium holds a page's messages to a Worker whose script has not run yet until the page's
+  // thread learns that it has, in a task of its own: with Workers given the module, the
+  // instance and the page's first run after it (~100 ms, one task) each wait for the next task,
+  // so that the module reaches them meanwhile (on a busy machine it came ~600 ms later).
+  function turn(x) {
+    return waiting.length
+      ? new Promise(function (resolve) {
+          setTimeout(resolve, 0, x);
+        })
+      : x;
+  }
   // a browser without DecompressionStream rejects, never throws
   return (
     wasm.module
@@ -306,9 +318,13 @@ export function start() {
   )
     .then(function (m) {
       wasm.module = m; // page/runner.js posts it to its Workers at once
-      wasm.ready.splice(0).forEach(function (f) {
+      waiting = wasm.ready.splice(0);
+      waiting.forEach(function (f) {
         f();
       });
+      return turn(m);
+    })
+    .then(function (m) {
       return CausalAttentionModule({
         instantiateWasm: function (imports, ready) {
           var instance = new WebAssembly.Instance(m, imports);
@@ -317,7 +333,8 @@ export function start() {
         },
       });
     })
-    .then(wrap);
+    .then(wrap)
+    .then(turn);
 }
 
 if (!inWorker) define();
