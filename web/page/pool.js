@@ -1,13 +1,13 @@
-// Exercise 3.3 over a pool of Workers, once the shards' replies come (page/runner.js starts
-// the Workers and posts the shards at once: page/shards.js): batch element 1's shards (heads
-// each, api.run's {shard}), then out_proj's rows in blocks (api.project) when a shard has fewer
-// than every head; the parts put together, element 1's rows also element 2's (the batch is two
-// copies of the inputs: page/shards.js). Every output is the same in-order sum as in one run:
-// the bits do not depend on the pool's size. The (B, H, T, T) weights (100 MB) do not cross:
-// the heads a reader looks at are computed again when asked for (a shard of batch element 1's
-// heads: the same bits), lib/slices.js's onDemand. Loaded with app-later.js (page/later.js).
+// Exercise 3.3 over a pool of Workers (page/runner.js starts them): batch element 1's shards
+// (heads each, api.run's {shard}: page/shards.js), then out_proj's rows in blocks (api.project)
+// when a shard has fewer than every head; the parts put together, element 1's rows also element
+// 2's (the batch is two copies of the inputs: page/shards.js). Every output is the same in-order
+// sum as in one run: the bits do not depend on the pool's size. The (B, H, T, T) weights
+// (100 MB) do not cross: the heads a reader looks at are computed again when asked for (a shard
+// of batch element 1's heads: the same bits), lib/slices.js's onDemand. Loaded with app-later.js
+// (page/later.js).
 import { need, sliceCount } from '../lib/slices.js';
-import { B, PARAMETER } from './shards.js';
+import { askShards, B, PARAMETER } from './shards.js';
 
 function stageOf(out, id) {
   return out.result.stages.filter(function (s) {
@@ -16,17 +16,20 @@ function stageOf(out, id) {
 }
 
 /** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
- *  order: every stage id, t0: when it was asked for}) on the pool, its shards asked already
- *  (page/shards.js's askShards: {list, runs, every, want}): post(i, msg, transfer) is Worker
- *  i's reply to msg. */
-export function pooled(post, config, p, asked) {
-  var t0 = p.t0,
-    want = asked.want,
+ *  order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
+ *  Worker i's reply to msg. */
+export function pooled(post, config, p) {
+  var asked = askShards(post, config, p),
+    t0 = p.t0,
+    want = {},
     H = p.c.num_heads,
     list = asked.list,
-    every = asked.every,
+    every = list.length === 1,
     memory = [],
     by = {}; // the stages shown, by id
+  p.ids.forEach(function (id) {
+    want[id] = true;
+  });
   // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
   // GPT-2's size, ~40 ms of faults on this VM) is then touched while the other shards still
   // run, not after the last one.

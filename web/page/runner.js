@@ -5,13 +5,12 @@
 // page/shards.js), then out_proj's rows in blocks (api.project). Every output is the same
 // in-order sum as in one run, so the bits do not depend on the pool's size. Other heavy runs go
 // to the first Worker. Where no Worker can start (file://, a CSP without it), the same runs on
-// the main thread after a frame, so that a progress indication can paint first. The shards are
-// posted at once (page/shards.js); the pool's other steps (page/pool.js) come with
-// app-later.js: none of it is needed before the first table.
+// the main thread after a frame, so that a progress indication can paint first. The pool's
+// steps (page/shards.js, page/pool.js) come with app-later.js: none of it is needed before the
+// first table (the Workers start meanwhile: warm()).
 import { load } from '../lib/api.js';
 import { runHere, scriptUrl, wasm } from '../lib/worker.js';
 import { pageLater } from './later-load.js';
-import { askShards } from './shards.js';
 
 var MAX_POOL = 8,
   POOLED = /^mha\.(W_\w+|b_\w+|out_proj\.\w+|attn_weights|context_vecs?)$/, // what shards compute
@@ -158,9 +157,8 @@ export function runner() {
         .then(function (api) {
           var p = plan(api, config, options);
           if (!p) return post(0, { config: config, options: options });
-          var asked = askShards(ask, config, p); // before app-later.js is in
           return pageLater().then(function (m) {
-            return m.pool.pooled(ask, config, p, asked);
+            return m.pool.pooled(ask, config, p);
           });
         })
         .catch(function (e) {
