@@ -40,12 +40,17 @@ function insert() {
     doc.head.appendChild(s);
   });
 }
-// The book's: at the start of the second frame, when the first one (the first screen) has been
-// painted. (A task queued from the first frame's callbacks ran before the tasks that see that
-// frame painted, and put the scripts' requests before it.)
+// The book's: right after the first frame that has the whole body (the first screen) is
+// painted: a message posted from that frame's animation callbacks arrives after its paint.
+// (Asked for once the body is parsed: a task queued by a callback registered before the first
+// table was parsed ran before the tasks that see that frame painted.)
 if (book)
-  requestAnimationFrame(function () {
-    requestAnimationFrame(insert);
+  doc.addEventListener('DOMContentLoaded', function () {
+    requestAnimationFrame(function () {
+      var ch = new MessageChannel();
+      ch.port1.onmessage = insert;
+      ch.port2.postMessage(0);
+    });
   });
 else {
   doc.documentElement.dataset.wait = ''; // style.css: the book's first screen stays hidden
