@@ -22,8 +22,6 @@ mkdir -p "$out/web"
 cp "$out/wasm/causal-attention.js" "$out/wasm/causal-attention-wasm.js" \
   "$out/wasm/causal-attention-wasm-data.js" "$out/wasm/causal-attention-later.js" "$out/web/"
 node src/wasm/pack.js --page web "$out/web" "$out/web/causal-attention.js"
-# The book's first frame into index.html (build-scripts/prerender.js: headless Chromium).
-node build-scripts/prerender.js "$out/web"
 
 # The npm package (build-scripts/package.js): the module, its ESM and browser entries, types,
 # README, LICENSE and a package.json without the dev tools. Pack it with

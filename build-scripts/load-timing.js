@@ -15,10 +15,8 @@
 const OBSERVE_READY = (first) => {
   new MutationObserver((records, obs) => {
     const html = document.documentElement;
-    // (html[data-wait]: the pre-rendered book's table is hidden: page/first.js)
-    const table =
-      first && html && !('wait' in html.dataset) && document.querySelector('[data-stage] table');
-    if (!(html && html.dataset.ready) && !table) return;
+    if (!(html && html.dataset.ready) && !(first && document.querySelector('[data-stage] table')))
+      return;
     window.__ready = { state: html.dataset.ready || 'table', at: performance.now() };
     performance.mark('ready');
     obs.disconnect();

@@ -11,7 +11,7 @@ const path = require('path');
 const zlib = require('zlib');
 
 const FIRST_TABLE = {
-  page: ['first.js', 'index.html', 'style.css'], // the book's first screen: pre-rendered
+  page: ['app.js', 'causal-attention.js', 'index.html', 'style.css'],
   widget: [
     'causal-attention-wasm-data.js',
     'causal-attention-wasm.js',

@@ -3,10 +3,10 @@
 // views (the chapter's tables, the explanation panel, lecture mode, the status line) and the
 // URL follow the store. The book's page paints from the run computed at build time
 // (page/book.js) and loads the module (causal-attention.js: the wasm) after, for edits.
-// The book's first frame is in index.html as built (build-scripts/prerender.js: what this file
-// builds from the run computed at build time, pre-rendered): page/first.js loads this file
-// after that frame is painted, and it takes the nodes over instead of building them. Other
-// links load it render-blocking, and it loads the module first.
+// index.html loads this file with blocking="render": the first frame waits for it, which paints
+// the book's tables from the run computed at build time (other links load the module first):
+// painting the page without its tables first delayed them by its 30-50 ms of layout. (The
+// explanation lives here, not in index.html, whose every byte comes before the first table.)
 import { load as loadModule } from './lib/api.js';
 import { MODULE as MODULE_FILE, preload } from './lib/lazy.js';
 import { book as snapshot, isBook } from './page/book.js';
@@ -33,15 +33,10 @@ var doc = document,
   api = null, // the module, once loaded
   known = null, // the core's tables: the module, or before it the snapshot's (page/book.js)
   book = null, // the book's resolved configuration, its inputs as typed (0.43, not float32's)
-  missed = null, // a hash navigated to before the module was in
-  // index.html's body as built: the book's first frame, pre-rendered (build-scripts/prerender.js).
-  // Its nodes are taken over (the form's controls, the contents, the sections and stage boxes),
-  // not built again; until the first show, adopting.
-  adopting = doc.body.hasAttribute('data-pre');
+  missed = null; // a hash navigated to before the module was in
 
-// The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>;
-// as built, style.css ends with it (src/wasm/pack.js): the pre-rendered page paints with it.
-if (!adopting) doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(styleSheet());
+// The tables' stylesheet ships inside causal-attention.js, shared with <causal-attention-demo>.
+doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(styleSheet());
 
 // Views, in this order: the URL (an edit's hash is written after its frame is painted:
 // page/url.js), the tables, the panel, lecture mode, the status line.
@@ -140,8 +135,7 @@ function navigate(hash, then) {
 
 // Shows state `next` (url.read's) with its result res, and msg in the status line.
 function show(next, res, msg) {
-  form.show(known, next.config, res, adopting && isBook(next));
-  adopting = false;
+  form.show(known, next.config, res);
   form.clearErrors();
   store.set({
     result: res,
@@ -313,40 +307,28 @@ function bind() {
   addEventListener('resize', stages.hints);
 }
 
-// The page's button into lecture mode, from the first stage (pre-rendered, or made here).
-var start = $('lecture-start');
-if (!start) {
-  start = doc.createElement('button');
-  start.textContent = 'Lecture mode';
-  start.title = 'One stage at a time, full screen; arrow keys move';
-  start.id = 'lecture-start';
-  start.type = 'button';
-  $('torch-format').parentNode.before(start);
-}
+// The page's button into lecture mode, from the first stage.
+var start = doc.createElement('button');
+start.textContent = 'Lecture mode';
+start.title = 'One stage at a time, full screen; arrow keys move';
+start.id = 'lecture-start';
+start.type = 'button';
 start.addEventListener('click', function () {
   pageLater().then(function (m) {
     m.lecture.open(store.get().result.stages[0].id);
   });
 });
+$('torch-format').parentNode.before(start);
 
 // Phones: the settings start closed, so that the first table is on the first screen.
 if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
 
 // The page's first tables: the book's snapshot when the URL asks for the book (no module
-// before them), else the module's run. tables: the pre-rendered book's tables are adopted.
-function started(loaded, first, tables) {
+// before them), else the module's run.
+function started(loaded, first) {
   known = loaded;
-  // the pre-rendered nodes' style="" (build-scripts/prerender.js: a strict CSP blocks it in
-  // HTML, not from script)
-  doc.querySelectorAll('[data-style]').forEach(function (e) {
-    e.dataset.style.split(';').forEach(function (d) {
-      var at = d.indexOf(':');
-      if (at > 0) e.style.setProperty(d.slice(0, at).trim(), d.slice(at + 1).trim());
-    });
-    delete e.dataset.style;
-  });
-  form.start(adopting);
-  stages.build(known, adopting && tables);
+  form.start();
+  stages.build(known);
   remember(first);
   book = Object.assign({}, first.config);
   book.inputs = book.inputs.map(function (r) {
@@ -355,9 +337,6 @@ function started(loaded, first, tables) {
     });
   });
   bind();
-  // style.css's rules for the pre-rendered frame end (its shades: the first show() sets them,
-  // in this task; a link to anything else: its tables built, to be shown)
-  delete doc.body.dataset.pre;
 }
 // After the first table: the rest of the page's code (main[data-complete] waits for it).
 function painted() {
@@ -369,16 +348,6 @@ function painted() {
       })
       .catch(function () {}),
   );
-}
-// What the reader did before this script ran, to the pre-rendered page (page/first.js kept it).
-function replay() {
-  var early = doc.__early || [];
-  delete doc.__early;
-  early.forEach(function (e) {
-    if (e[0] === 'click') e[1].click();
-    else if (e[0] === 'submit') e[1].requestSubmit(e[2]);
-    else e[1].dispatchEvent(new Event('input', { bubbles: true }));
-  });
 }
 function failed(e) {
   $('status').textContent = 'The page could not start: ' + e.message;
@@ -394,10 +363,9 @@ try {
   next = null; // the module says what is wrong with it
 }
 if (next && isBook(next)) {
-  started(snap.known, snap.result, true);
+  started(snap.known, snap.result);
   show(next, snap.result, '');
   painted();
-  replay();
   // The module, for edits: in idle time after the first table (an edit before asks for it).
   stages.waitFor(
     preload(MODULE_FILE)
@@ -414,7 +382,6 @@ if (next && isBook(next)) {
       api = loaded;
       started(api, api.run({}));
       navigate(location.hash, painted);
-      delete doc.__early; // nothing kept: page/first.js keeps the book's only
     })
     .catch(failed);
 }

@@ -359,26 +359,7 @@ async function snapshotOf(file) {
   return `export var snapshot = JSON.parse(${JSON.stringify(JSON.stringify(data))});`;
 }
 
-// The library's stylesheet (lib/styles.js's css, which app.js would adopt): at the end of the
-// page's style.css, where the adopted sheet's rules would come in the cascade, so that the
-// pre-rendered first screen (build-scripts/prerender.js) paints with it before any script.
-async function libraryCss() {
-  const r = await esbuild.build({
-    entryPoints: [path.join(WEB, 'lib/styles.js')],
-    bundle: true,
-    write: false,
-    format: 'cjs',
-    logLevel: 'silent',
-  });
-  const m = { exports: {} };
-  new Function('module', 'exports', r.outputFiles[0].text)(m, m.exports);
-  return m.exports.css;
-}
-
-// The page's files: its scripts bundled; the modules themselves (.js) and .d.ts stay behind;
-// LOADER, index.html's script in <head> (it loads the others), minified alone; where it is,
-// style.css ends with the library's stylesheet (libraryCss()).
-const LOADER = { out: 'first.js', entry: 'page/first.js' };
+// The page's files: its scripts bundled; the modules themselves (.js) and .d.ts stay behind.
 async function packPage(src, out, module) {
   const p = await plan();
   module = module || path.join(out, MODULE[0].out);
@@ -387,20 +368,6 @@ async function packPage(src, out, module) {
   for (const b of PAGE.filter((x) => fs.existsSync(path.join(src, x.entry))))
     fs.writeFileSync(path.join(out, b.out), await bundle(b, p, b.out === 'app.js' && snapshot));
   copyPage(src, out);
-  if (!fs.existsSync(path.join(src, LOADER.entry))) return;
-  const loader = await esbuild.build({
-    entryPoints: [path.join(src, LOADER.entry)],
-    bundle: true,
-    write: false,
-    format: 'iife', // its names stay out of the page's globals
-    target: 'es2020',
-    logLevel: 'warning',
-  });
-  fs.writeFileSync(
-    path.join(out, LOADER.out),
-    (await minify(loader.outputFiles[0].text, TERSER)).code + '\n',
-  );
-  fs.appendFileSync(path.join(out, 'style.css'), minifyCss(await libraryCss()));
 }
 function copyPage(from, to) {
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
@@ -418,7 +385,7 @@ function copyPage(from, to) {
   }
 }
 
-module.exports = { BUNDLES, LOADER, WASM_DATA, plan }; // for tests/js/pack.test.js
+module.exports = { BUNDLES, WASM_DATA, plan }; // for tests/js/pack.test.js
 
 if (require.main === module) {
   const args = process.argv.slice(2);

@@ -272,11 +272,9 @@ function browserSuite({ files = {}, headers = {}, setup = null } = {}) {
 // and which files had been loaded by then.
 /** An init script (page.addInitScript) for tests/js/paint.test.js and build-scripts/paint.js. */
 const OBSERVE_FIRST_TABLE = () => {
-  // (a table hidden is not painted: the pre-rendered book's, under a link to anything else)
   const found = () => {
-    const w = document.querySelector('causal-attention-demo'),
-      t = (w && w.shadowRoot ? w.shadowRoot : document).querySelector('[data-stage] table');
-    return t && getComputedStyle(t).visibility === 'visible' ? t : null;
+    const w = document.querySelector('causal-attention-demo');
+    return (w && w.shadowRoot ? w.shadowRoot : document).querySelector('[data-stage] table');
   };
   const look = () => {
     if (!found()) return requestAnimationFrame(look);

@@ -11,7 +11,6 @@ const path = require('path');
 const zlib = require('zlib');
 const { pathToFileURL } = require('url');
 const vm = require('vm');
-const { spawnSync } = require('child_process');
 const {
   browserSuite,
   watchedPage,
@@ -27,14 +26,13 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // Ceilings (gzip bytes) of what loads before the first table, against growth: each raise
 // names its cause and bytes in its commit (`git log -L` on these lines). The README's figures
 // are build-scripts/sizes.js's, which sums the files these tests find.
-const PAGE_CEILING = 12800,
+const PAGE_CEILING = 51200,
   WIDGET_CEILING = 116950;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
-async function firstTable(context, url, before) {
+async function firstTable(context, url) {
   const { page, problems } = await watchedPage(context, new URL(url).origin + '/');
-  if (before) await before(page);
   await page.addInitScript(OBSERVE_FIRST_TABLE);
   await page.goto(url);
   await page.waitForFunction(() => window.__firstTable, null, { timeout: 20000 });
@@ -53,7 +51,7 @@ async function firstTable(context, url, before) {
 
 const suite = browserSuite({ headers: { 'Content-Security-Policy': CSP } });
 
-test('the book paints its first table with index.html (pre-rendered), style.css and first.js only: the library, app.js and the module come after', async () => {
+test('the book paints its first table with app.js, causal-attention.js (the library), index.html and style.css only: the module comes after', async () => {
   const { page, problems, files, bytes, stage, note } = await firstTable(
     suite.browser.context,
     suite.server.url,
@@ -82,81 +80,6 @@ test('the book paints its first table with index.html (pre-rendered), style.css 
   await page.waitForSelector('#lecture:not([hidden])');
   assert.deepEqual(problems, []);
   await page.close();
-});
-
-// The pre-rendered first screen (build-scripts/prerender.js): what the first frame shows, as
-// index.html has it, under the strict CSP (its shades from style.css, not style="").
-const FIRST_SCREEN =
-  '#main :is(#inputs, [id="simple.attn_scores_q"]) :is(td, th, caption, span), header :is(h1, p)';
-const looks = (selector) =>
-  Array.from(document.querySelectorAll(selector), (e) => {
-    const r = e.getBoundingClientRect(),
-      s = getComputedStyle(e);
-    return [
-      e.tagName,
-      e.textContent,
-      r.x,
-      r.y,
-      r.width,
-      r.height,
-      s.backgroundColor,
-      s.color,
-    ].join();
-  });
-
-test("the pre-rendered first screen is the book's as app.js shows it, and app.js takes its nodes over: none rebuilt, none moved or restyled", async () => {
-  // as index.html has it: first.js (and so every other script) not loaded
-  const pre = await suite.browser.context.newPage();
-  await pre.route('**/first.js', (r) => r.abort());
-  await pre.goto(suite.server.url);
-  const before = await pre.evaluate(looks, FIRST_SCREEN);
-  await pre.close();
-  assert.ok(before.length > 80, `${before.length} elements on the first screen`);
-  // taken over: the nodes parsed from index.html are the page's after data-ready
-  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
-  await page.addInitScript((selector) => {
-    addEventListener('DOMContentLoaded', () => {
-      window.__parsed = Array.from(document.querySelectorAll(selector));
-    });
-  }, FIRST_SCREEN + ', #settings input, #lecture-start');
-  await page.goto(suite.server.url);
-  assert.equal(await ready(page), '1');
-  const kept = await page.evaluate((selector) => {
-    const now = Array.from(document.querySelectorAll(selector));
-    return [now.length, window.__parsed.filter((n, k) => now[k] === n).length];
-  }, FIRST_SCREEN + ', #settings input, #lecture-start');
-  assert.deepEqual(kept, [kept[0], kept[0]], 'nodes rebuilt by app.js');
-  assert.deepEqual(await page.evaluate(looks, FIRST_SCREEN), before);
-  // and shaded: the style.css rules of the pre-render are scoped to its frame (body[data-pre])
-  assert.equal(await page.evaluate(() => document.body.hasAttribute('data-pre')), false);
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test("prerender.js --check: the built index.html and style.css are this build's pre-render; a stale one fails", () => {
-  const check = (dir) =>
-    spawnSync(
-      process.execPath,
-      [path.join(__dirname, '../../build-scripts/prerender.js'), dir, '--check'],
-      {
-        encoding: 'utf8',
-      },
-    );
-  const fresh = check(web);
-  assert.equal(fresh.status, 0, fresh.stderr);
-  // a copy whose first table shows another number than the build's app.js computes
-  const stale = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ca-stale-'));
-  try {
-    fs.cpSync(web, stale, { recursive: true });
-    const html = fs.readFileSync(path.join(stale, 'index.html'), 'utf8');
-    assert.ok(html.includes('>0.4300<'));
-    fs.writeFileSync(path.join(stale, 'index.html'), html.replace('>0.4300<', '>0.4301<'));
-    const r = check(stale);
-    assert.equal(r.status, 1);
-    assert.match(r.stderr, /index\.html is not the pre-render of this build/);
-  } finally {
-    fs.rmSync(stale, { recursive: true, force: true });
-  }
 });
 
 // The snapshot in app.js: JSON.parse of one string literal (src/wasm/pack.js, page/book.js).
@@ -238,34 +161,17 @@ test("only the book's exact configuration is painted from the snapshot; any othe
   assert.equal(await files('#d_out=x'), true);
 });
 
-// app.js held back until `release()`: the pre-rendered page, painted, without its scripts.
-function holdApp() {
-  let release;
-  const held = new Promise((r) => (release = r));
-  const before = (page) =>
-    page.route('**/app.js', async (route) => {
-      await held;
-      await route.continue();
-    });
-  return { before, release };
-}
-
-test('an edit made as soon as the book is painted, before app.js or the module, waits for them, then shows', async () => {
-  const hold = holdApp();
-  const { page, problems } = await firstTable(suite.browser.context, suite.server.url, hold.before);
-  await page.fill('#d_out', '3'); // before app.js takes the page over (page/first.js keeps it)
-  assert.equal(await page.evaluate(() => 'pre' in document.body.dataset), true);
-  hold.release();
+test('an edit made as soon as the book is painted waits for the module, then shows', async () => {
+  const { page, problems } = await firstTable(suite.browser.context, suite.server.url);
+  await page.fill('#d_out', '3'); // before the module is in (it loads in idle time)
   await page.waitForFunction(
     () => document.querySelector('#main [data-stage="context_vec"]').dataset.shape === '6,3',
   );
   assert.equal(await ready(page), '1');
   assert.match(await pageHash(page), /d_out=3/);
-  // a button clicked before app.js: + token after it and the module arrive
-  const again = holdApp();
-  const second = await firstTable(suite.browser.context, suite.server.url, again.before);
+  // a button clicked before the module: + token after it arrives
+  const second = await firstTable(suite.browser.context, suite.server.url);
   await second.page.click('#add-token');
-  again.release();
   await second.page.waitForFunction(
     () => document.querySelector('#main [data-stage="inputs"]').dataset.shape === '7,3',
   );

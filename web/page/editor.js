@@ -62,14 +62,12 @@ function input(tr, props, row, col, label) {
 function valueLabel(token, i, j) {
   return '"' + token + '" (token ' + i + '), feature ' + j;
 }
-/** Builds the editor for model {tokens, rows} (text), or {big: [T, D]} (too big to edit);
- *  keep: the editor in the page (pre-rendered from the same model) stays. */
-export function build(model, keep) {
+/** Builds the editor for model {tokens, rows} (text), or {big: [T, D]} (too big to edit). */
+export function build(model) {
   var fragment = doc.createDocumentFragment();
   var T = model.rows ? model.rows.length : model.big[0],
     D = model.rows ? model.rows[0].length : model.big[1];
   tooBig = T * D > MAX_EDITABLE;
-  if (keep && table.rows.length) return showMode();
   ['add-token', 'add-feature', 'remove-feature'].forEach(function (id) {
     doc.getElementById(id).disabled = tooBig;
   });

@@ -46,32 +46,25 @@ function control(s, notes) {
 }
 
 /** Builds the form's controls from the settings table (once the module is loaded), a fieldset
- *  per group in the table's order, after the inputs' fieldset (adopt: they are in the page,
- *  pre-rendered); notes which controls hold what. */
-export function start(adopt) {
+ *  per group in the table's order, after the inputs' fieldset; notes which controls hold what. */
+export function start() {
   var groups = [],
     notes = doc.getElementById('notes');
   settings().forEach(function (s) {
     var last = groups[groups.length - 1];
     EMPTY[s.key] = s.empty;
-    if (adopt) {
-      var label = doc.querySelector('label[for="' + s.key + '"]');
-      if (label) label.title = s.help; // pre-rendered without it (build-scripts/prerender.js)
-      return;
-    }
     if (!last || last.name !== s.group) groups.push((last = { name: s.group, nodes: [] }));
     last.nodes = last.nodes.concat(control(s, notes));
   });
-  if (!adopt)
-    doc.getElementById('settings').append.apply(
-      doc.getElementById('settings'),
-      groups.map(function (g) {
-        var set = el(doc, 'fieldset');
-        el(doc, 'legend', '', g.name, set);
-        set.append.apply(set, g.nodes);
-        return set;
-      }),
-    );
+  doc.getElementById('settings').append.apply(
+    doc.getElementById('settings'),
+    groups.map(function (g) {
+      var set = el(doc, 'fieldset');
+      el(doc, 'legend', '', g.name, set);
+      set.append.apply(set, g.nodes);
+      return set;
+    }),
+  );
   NUMBERS = keysOf('number');
   BOOLS = keysOf('boolean');
   CHOICES = keysOf('choice');
@@ -113,14 +106,11 @@ export function read(api, book, shown, tokens) {
   return c;
 }
 
-/** Shows config c (its non-default keys) and its result res in the controls and the editor
- *  (keep: the editor as pre-rendered, its nodes kept). */
-export function show(api, c, res, keep) {
+/** Shows config c (its non-default keys) and its result res in the controls and the editor. */
+export function show(api, c, res) {
   var cfg = res.config,
     randn = cfg.inputs.randn ? c.inputs : null;
   editor.setRandn(randn);
-  // pre-rendered: the values are these, or what the reader typed before app.js (it replays it)
-  if (keep) return editor.build(editor.modelFor(res, c), keep);
   NUMBERS.forEach(function (k) {
     fields[k].value = k in c ? c[k] : EMPTY[k] ? '' : cfg[k];
   });
@@ -134,7 +124,7 @@ export function show(api, c, res, keep) {
   fields.randn_tokens.value = randn ? randn.randn[0] : shape[0];
   fields.randn_d_in.value = randn ? randn.randn[1] : shape[1];
   fields.randn_seed.value = randn ? cfg.inputs.seed : api.defaults.randn_seed;
-  editor.build(editor.modelFor(res, c), keep);
+  editor.build(editor.modelFor(res, c));
 }
 
 /** The random inputs the randn fields ask for: {randn: [T, d_in], seed}. */

@@ -33,8 +33,7 @@ var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
   hintFrame = 0, // the frame after which scroll hints are measured
   shows = 0, // show()'s count: a promise of an older one does not mark the page complete
-  waits = [], // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
-  adopted = false; // build() took the page's boxes over: the first show() updates those built
+  waits = []; // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
 var idle =
   globalThis.requestIdleCallback ||
   function (f) {
@@ -64,11 +63,8 @@ function beyond(api, info) {
 }
 
 /** One <section> per entry of the core's section table, its stages filled in by show(), and
- *  the contents: every section and its stages (bias stages come and go with qkv_bias: left out).
- *  adopt: the sections are in the page (pre-rendered by build() and show(): app.js), kept as
- *  they are; its stage boxes are show()'s old boxes. (The contents, in a closed <details>, are
- *  not pre-rendered.) */
-export function build(api, adopt) {
+ *  the contents: every section and its stages (bias stages come and go with qkv_bias: left out). */
+export function build(api) {
   var toc = doc.getElementById('toc-list');
   toc.replaceChildren.apply(
     toc,
@@ -90,17 +86,6 @@ export function build(api, adopt) {
       return li;
     }),
   );
-  if (adopt) {
-    adopted = true;
-    lists = Array.prototype.slice.call(main.querySelectorAll('div.stages[data-section]'));
-    lists.forEach(function (d) {
-      if (d.parentNode.tagName === 'SECTION') seen.observe(d.parentNode);
-    });
-    stageBoxes().forEach(function (b) {
-      seen.observe(b);
-    });
-    return;
-  }
   // Above the sections: the stages a preset shows first (its result: exercise 3.3's heads).
   var first = el(doc, 'div', 'stages');
   first.dataset.section = 'first';
@@ -158,9 +143,8 @@ export function show(res, opts, extra, later, first) {
     var section = top.indexOf(s.id) >= 0 ? 'first' : stageInfo(s.id).section;
     var box = listBox(old, s, res, opts, {
       // Off screen: updated (or rebuilt inside, for a new shape) when seen or in idle time.
-      // Pre-rendered (adopted): the built ones now (their shades are style.css's until then).
       wait: function (b) {
-        var later = !onScreen.get(b) && !(adopted && b.firstChild);
+        var later = !onScreen.get(b);
         if (later) pending.set(b, [s, res, opts]);
         return later;
       },
@@ -203,7 +187,6 @@ export function show(res, opts, extra, later, first) {
     if (sec.tagName === 'SECTION' && (list.length || !d.children.length || onScreen.get(sec)))
       sec.hidden = !list.length;
   });
-  adopted = false;
   hintsAfterFrame();
 }
 function held(box) {

@@ -48,8 +48,6 @@ export function show(tokens) {
     doc.adoptedStyleSheets = doc.adoptedStyleSheets.concat(sheet);
   }
   if (!box) {
-    var old = doc.querySelector('p.kv-steps'); // pre-rendered (app.js): this one has the handlers
-    if (old) old.remove();
     box = el(doc, 'p', 'kv-steps');
     var label = el(doc, 'label', '', 'Step ', box);
     input = el(doc, 'input', { type: 'range', min: 0, step: 1 }, undefined, label);
