@@ -179,17 +179,30 @@ bool all_finite(const float* x, int T, int hd, int ld) {
   return true;
 }
 
+// Rows [r0, r1) of the (T, T) m: the masked cells (above the diagonal) set to v, but for the
+// `full` rows (those causal_softmax_forward ran whole: a NaN row's) when given.
+void fill_masked(float* m, int T, int r0, int r1, float v, const unsigned char* full = nullptr) {
+  for (int i = r0; i < r1; ++i)
+    if (!full || !full[i]) std::fill(m + std::size_t(i) * T + i + 1, m + std::size_t(i + 1) * T, v);
+}
+
 // The causal attention of CausalAttention (H = 1) and MultiHeadAttention: queries, keys and
 // values (B, T, D) hold H heads of hd = D / H side by side; context (B, T, D) gets each
-// head's attn_weights @ values where .transpose(1, 2).contiguous().view(B, T, D) puts it.
-// The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
-// causal_softmax_forward), and a +0 term changes no sum. Rows where it is NaN run whole.
-// Dropout (p != 0, training) runs over the whole (B, H, T, T) tensor as nn.Dropout does:
-// every draw is made, in order, masked cells included. Without it one (T, T) at a time, the
-// scores turned into weights in place, unless `trace` asks for the (B, H, T, T) scores (masked
-// with -inf) or weights, whole. Threads (causal_split): the (batch, head) pairs, each computed
-// as alone, or one pair at a time, its rows then its context's columns; every output is the
-// same in-order sum on any split. Only dropout's draws stay on this thread, in order.
+// (batch, head) pair's attn_weights @ values where .transpose(1, 2).contiguous().view(B, T, D)
+// puts it. The masked upper triangle is skipped in every pass: its weights are exactly +0 (see
+// causal_softmax_forward), and a +0 term changes no sum; rows with a NaN run whole (`full`).
+// Every output is the same in-order sum on any split over threads (causal_split), in one of
+// three ways:
+//   1. `whole`: dropout (p != 0, training), or every pair's weights kept. The (B, H, T, T)
+//      weights at once, the pairs over the workers; then dropout over all of them, as
+//      nn.Dropout draws (every draw in order, masked cells included, on this thread); then
+//      the context, the pairs over the workers again.
+//   2. split.within > 1 (few, large pairs): one pair at a time in one (T, T) buffer, its rows
+//      in blocks over the workers, then its context's columns.
+//   3. Otherwise the pairs over split.pairs workers, each with a (T, T) of its own: scores,
+//      turned into weights in place, then the context.
+// `trace` may ask for the (B, H, T, T) scores (masked with -inf), the weights of every pair or
+// of the first few, and no context.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, const Tensor& values,
                   int H, float divisor, double p, bool training, Generator& gen, DropoutRng rng,
                   AttentionScratch& s, MultiHeadAttention::Trace* trace = nullptr,
@@ -197,15 +210,17 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
   const bool keep_scores = trace && keep.scores;
-  // The weights of the first `kept` (batch, head) pairs are kept: every pair's (keep_weights),
-  // or a few, written in place of the scratch buffer (a shard's first heads, no dropout).
+  // The weights of the first `kept` pairs are kept: every pair's (keep_weights), or a few,
+  // written in place of the scratch buffer (a shard's first heads, no dropout).
   const std::size_t kept = !trace || !keep.weights ? 0
                            : keep.weight_pairs < 0 ? BH
                                                    : std::min(BH, std::size_t(keep.weight_pairs));
   const bool keep_weights = kept == BH && kept != 0;
+  // combined: the context is computed; softmax: the scores become weights (scores alone: not).
   const bool combined = !trace || keep.context, softmax = combined || kept != 0;
   const bool drop = softmax && training && p != 0.0 && BH * TT != 0, whole = drop || keep_weights;
   const CausalSplit split = causal_split(BH, T, hd);
+  // Path 1 splits its pairs over the workers whenever causal_split would split at all.
   const int workers = !whole                                ? split.pairs
                       : split.pairs > 1 || split.within > 1 ? parallel_workers(BH)
                                                             : 1;
@@ -218,9 +233,8 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   if (!keep_weights && softmax) s.weights.resize(whole ? BH * TT : workers * TT);
   s.full_rows.resize(whole ? BH * T : workers * T);
   float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
-  const auto at = [&](std::size_t bh) {
-    return (bh / H) * T * D + (bh % H) * hd;
-  };  // head h of batch b
+  // Pair bh's first float in queries, keys, values and context: batch bh / H, head bh % H.
+  const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };
   // Pair bh's rows [r0, r1): scores (into w when not kept), softmax into w. Masked cells as
   // masked_fill and softmax leave them where kept.
   const auto attend = [&](std::size_t bh, float* w, unsigned char* full, int r0, int r1) {
@@ -232,24 +246,18 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     kernels::gemm_nt(r1 - r0, r1 - r0, hd, q, D, k + std::size_t(r0) * D, D, row + r0, T,
                      kernels::Tri::LowerOut);
     if (softmax) causal_softmax_forward(w, T, scores, T, T, divisor, full, r0, r1);
-    if (!keep_scores && bh >= kept) return;
-    for (int i = r0; i < r1; ++i) {
-      if (keep_scores)
-        std::fill(scores + std::size_t(i) * T + i + 1, scores + std::size_t(i + 1) * T,
-                  -std::numeric_limits<float>::infinity());
-      if (bh < kept && !full[i])
-        std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
-    }
+    if (keep_scores) fill_masked(scores, T, r0, r1, -std::numeric_limits<float>::infinity());
+    if (bh < kept) fill_masked(w, T, r0, r1, 0.0f, full);
   };
   // Pair bh's context, columns [c0, c1). Where values has an inf or NaN the masked zeros
-  // count (0 * inf is NaN): they are written (unless `zeroed`) and every row runs whole.
+  // count (0 * inf is NaN): they are written (unless the caller has: `zeroed`) and every row
+  // runs whole.
   const auto combine = [&](std::size_t bh, float* w, const unsigned char* full, int c0, int c1,
                            bool zeroed) {
     const float* v = values.data.data() + at(bh);
     float* ctx = context.data.data() + at(bh) + c0;
     if (!all_finite(v, T, hd, D)) {
-      for (int i = 0; i < T && !zeroed; ++i)
-        if (!full[i]) std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+      if (!zeroed) fill_masked(w, T, 0, T, 0.0f, full);
       kernels::gemm(T, c1 - c0, T, w, T, v + c0, D, ctx, D);
       return;
     }
@@ -262,7 +270,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   const auto kept_or = [&](std::size_t bh, float* buffer) {
     return bh < kept ? trace->attn_weights.data.data() + bh * TT : buffer;
   };
-  if (!whole && split.within > 1) {  // a pair at a time, on every worker, in one buffer
+  if (!whole && split.within > 1) {  // 2. a pair at a time, on every worker, in one buffer
     // Rows in blocks of whole 8-row tiles, about 4 per worker, the longest (last) rows first.
     const int rows = std::max(8, (T + 4 * split.within - 1) / (4 * split.within) + 7) / 8 * 8;
     const int blocks = (T + rows - 1) / rows;
@@ -275,16 +283,15 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
       });
       if (!combined) continue;
       const bool zeroed = !all_finite(values.data.data() + at(bh), T, hd, D);
-      for (int i = 0; i < T && zeroed; ++i)  // combine's zeros, written before the split
-        if (!s.full_rows[i])
-          std::fill(w + std::size_t(i) * T + i + 1, w + std::size_t(i + 1) * T, 0.0f);
+      if (zeroed) fill_masked(w, T, 0, T, 0.0f, s.full_rows.data());  // combine's, before the split
       parallel_for((hd + cols - 1) / cols, split.within, [&](std::size_t i, int) {
         combine(bh, w, s.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols), zeroed);
       });
     }
     return;
   }
-  // A pair at a time per worker: whole, every pair's weights in place, or a (T, T) per worker.
+  // 1. and 3.: a pair at a time per worker, into every pair's weights (whole) or the worker's
+  // (T, T).
   parallel_for(BH, workers, [&](std::size_t bh, int worker) {
     const std::size_t slot = whole ? bh : std::size_t(worker);
     float* w = !softmax ? nullptr : kept_or(bh, weights + slot * TT);  // scores only: none
