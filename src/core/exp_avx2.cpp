@@ -5,23 +5,23 @@
 #include <immintrin.h>
 
 #include "kernels_isa.hpp"
+#include "sleef.hpp"
 
 namespace ca::kernels {
 
 namespace {
 
 inline __m256 sleef_expf8(__m256 d) {
-  const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(
-      d, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)));
+  const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(d, _mm256_set1_ps(sleef::kRLn2)));
   const __m256 qf = _mm256_cvtepi32_ps(q);
-  __m256 s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-0.693145751953125f), d);
-  s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-1.428606765330187045e-06f), s);
-  __m256 u = _mm256_set1_ps(0.000198527617612853646278381f);
-  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00139304355252534151077271f));
-  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.00833336077630519866943359f));
-  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.0416664853692054748535156f));
-  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.166666671633720397949219f));
-  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(0.5f));
+  __m256 s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-sleef::kL2U), d);
+  s = _mm256_fmadd_ps(qf, _mm256_set1_ps(-sleef::kL2L), s);
+  __m256 u = _mm256_set1_ps(sleef::kExpPoly[0]);
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(sleef::kExpPoly[1]));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(sleef::kExpPoly[2]));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(sleef::kExpPoly[3]));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(sleef::kExpPoly[4]));
+  u = _mm256_fmadd_ps(u, s, _mm256_set1_ps(sleef::kExpPoly[5]));
   u = _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(_mm256_mul_ps(s, s), u, s));
   // vldexp2: u * 2^h * 2^(q - h), h = q >> 1, each power built in the exponent bits.
   const __m256i bias = _mm256_set1_epi32(0x7f), h = _mm256_srai_epi32(q, 1);
@@ -29,9 +29,9 @@ inline __m256 sleef_expf8(__m256 d) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e, bias), 23));
   };
   u = _mm256_mul_ps(_mm256_mul_ps(u, pow2i(h)), pow2i(_mm256_sub_epi32(q, h)));
-  const __m256 underflow = _mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ);
+  const __m256 underflow = _mm256_cmp_ps(d, _mm256_set1_ps(sleef::kExpUnderflow), _CMP_LT_OQ);
   u = _mm256_andnot_ps(underflow, u);  // +0
-  const __m256 overflow = _mm256_cmp_ps(_mm256_set1_ps(100.0f), d, _CMP_LT_OQ);
+  const __m256 overflow = _mm256_cmp_ps(_mm256_set1_ps(sleef::kExpOverflow), d, _CMP_LT_OQ);
   return _mm256_blendv_ps(u, _mm256_set1_ps(__builtin_huge_valf()), overflow);
 }
 

@@ -75,8 +75,7 @@ inline Wide fma_in_binade(Wide a, Wide b, float c) {
 // steps (exp_steps_simd128 only; null in the kernel, where every store folds away): each step's
 // float result, in kExpSteps' order.
 __attribute__((always_inline)) inline v128_t exp4(v128_t d, v128_t& ties, v128_t* steps = nullptr) {
-  const v128_t t = wasm_f32x4_mul(
-      d, wasm_f32x4_splat(1.442695040888963407359924681001892137426645954152985934135449406931f));
+  const v128_t t = wasm_f32x4_mul(d, wasm_f32x4_splat(sleef::kRLn2));
   // q = round(t) to even, as cvtps: adding 1.5 x 2^23 leaves t's integer part, rounded, in the
   // low bits (|t| < 151 here; elsewhere x < -104, x > 100 or NaN, and the result is 0, inf or NaN
   // whatever q is).
@@ -84,20 +83,18 @@ __attribute__((always_inline)) inline v128_t exp4(v128_t d, v128_t& ties, v128_t
   const v128_t q = wasm_i32x4_sub(tm, magic), qf = wasm_f32x4_sub(tm, magic);
   // x - q ln 2, ln 2 in two parts. The first: q * ln2_hi is exact in float (8 bits times 16)
   // and so is the double sum: a float multiply and add give the fused bits.
-  const Wide s1 =
-      widen(wasm_f32x4_add(d, wasm_f32x4_mul(qf, wasm_f32x4_splat(-0.693145751953125f))));
-  const Wide s = to_float(sum(widen(qf), splat(-1.428606765330187045e-06f), s1));  // exact sum
+  const Wide s1 = widen(wasm_f32x4_add(d, wasm_f32x4_mul(qf, wasm_f32x4_splat(-sleef::kL2U))));
+  const Wide s = to_float(sum(widen(qf), splat(-sleef::kL2L), s1));  // exact sum
   if (steps) steps[0] = narrow(s);
-  Wide u =
-      fma_in_binade<-10>(splat(0.000198527617612853646278381f), s, 0.00139304355252534151077271f);
+  Wide u = fma_in_binade<-10>(splat(sleef::kExpPoly[0]), s, sleef::kExpPoly[1]);
   if (steps) steps[1] = narrow(u);
-  u = fma_in_binade<-7>(u, s, 0.00833336077630519866943359f);
+  u = fma_in_binade<-7>(u, s, sleef::kExpPoly[2]);
   if (steps) steps[2] = narrow(u);
-  u = fma_in_binade<-5>(u, s, 0.0416664853692054748535156f);
+  u = fma_in_binade<-5>(u, s, sleef::kExpPoly[3]);
   if (steps) steps[3] = narrow(u);
-  u = fma_in_binade<-3>(u, s, 0.166666671633720397949219f);
+  u = fma_in_binade<-3>(u, s, sleef::kExpPoly[4]);
   if (steps) steps[4] = narrow(u);
-  u = to_float(sum(u, s, splat(0.5f)));
+  u = to_float(sum(u, s, splat(sleef::kExpPoly[5])));
   if (steps) steps[5] = narrow(u);
   const Wide ss = {to_float(wasm_f64x2_mul(s.lo, s.lo)), to_float(wasm_f64x2_mul(s.hi, s.hi))};
   // The last step's double sums, checked for halfway (the minimum of their low 32 bits shifted
@@ -109,8 +106,8 @@ __attribute__((always_inline)) inline v128_t exp4(v128_t d, v128_t& ties, v128_t
   const v128_t bias = wasm_i32x4_splat(0x7f), h = wasm_i32x4_shr(q, 1);
   const auto pow2i = [&](v128_t e) { return wasm_i32x4_shl(wasm_i32x4_add(e, bias), 23); };
   r = wasm_f32x4_mul(wasm_f32x4_mul(r, pow2i(h)), pow2i(wasm_i32x4_sub(q, h)));
-  r = wasm_v128_andnot(r, wasm_f32x4_lt(d, wasm_f32x4_splat(-104.0f)));  // +0
-  const v128_t overflow = wasm_f32x4_lt(wasm_f32x4_splat(100.0f), d);
+  r = wasm_v128_andnot(r, wasm_f32x4_lt(d, wasm_f32x4_splat(sleef::kExpUnderflow)));  // +0
+  const v128_t overflow = wasm_f32x4_lt(wasm_f32x4_splat(sleef::kExpOverflow), d);
   return wasm_v128_bitselect(wasm_f32x4_splat(__builtin_huge_valf()), r, overflow);
 }
 

@@ -19,20 +19,20 @@ float sleef_exp(float x, Fma& fma) {
   // q = round(x / ln 2) as _mm256_cvtps_epi32 rounds (to even; NaN and overflow: INT32_MIN).
   // Below 2^22, adding and taking away 1.5 x 2^23 rounds to even (std::nearbyint is a slow
   // library call on x86 without SSE4.1).
-  const float t = x * 1.442695040888963407359924681001892137426645954152985934135449406931f;
+  const float t = x * kRLn2;
   const float magic = 0x1.8p23f, at = std::fabs(t);
   const std::int32_t q = at < 0x1p22f   ? static_cast<std::int32_t>((t + magic) - magic)
                          : at < 0x1p31f ? static_cast<std::int32_t>(std::nearbyint(t))
                                         : std::numeric_limits<std::int32_t>::min();
   const float qf = static_cast<float>(q);
-  float s = fma(qf, -0.693145751953125f, x);  // x - q ln 2, ln 2 in two parts
-  s = fma(qf, -1.428606765330187045e-06f, s);
-  float u = 0.000198527617612853646278381f;
-  u = fma(u, s, 0.00139304355252534151077271f);
-  u = fma(u, s, 0.00833336077630519866943359f);
-  u = fma(u, s, 0.0416664853692054748535156f);
-  u = fma(u, s, 0.166666671633720397949219f);
-  u = fma(u, s, 0.5f);
+  float s = fma(qf, -kL2U, x);  // x - q ln 2, ln 2 in two parts
+  s = fma(qf, -kL2L, s);
+  float u = kExpPoly[0];
+  u = fma(u, s, kExpPoly[1]);
+  u = fma(u, s, kExpPoly[2]);
+  u = fma(u, s, kExpPoly[3]);
+  u = fma(u, s, kExpPoly[4]);
+  u = fma(u, s, kExpPoly[5]);
   u = 1.0f + fma(s * s, u, s);
   // u * 2^q as vldexp2 does it, u * 2^h * 2^(q - h) with h = q >> 1: each power a normal float.
   const auto pow2i = [](std::int32_t e) {
@@ -40,8 +40,8 @@ float sleef_exp(float x, Fma& fma) {
   };
   const std::int32_t half = q >> 1;
   u = u * pow2i(half) * pow2i(q - half);
-  if (x < -104.0f) u = 0.0f;
-  if (100.0f < x) u = std::numeric_limits<float>::infinity();
+  if (x < kExpUnderflow) u = 0.0f;
+  if (kExpOverflow < x) u = std::numeric_limits<float>::infinity();
   return u;
 }
 

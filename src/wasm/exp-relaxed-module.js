@@ -65,7 +65,8 @@ const op = {
 };
 
 // x(p, n, max). Locals: 0 p, 1 n, 2 max (params); 3 end; v128: 4 m, 5 d, 6 tm, 7 q (i32x4),
-// 8 s, 9 u, 10 h (i32x4). Constants are splatted in the loop: V8 hoists them.
+// 8 s, 9 u, 10 h (i32x4). Constants are splatted in the loop: V8 hoists them. They are
+// src/core/sleef.hpp's, in its order: tests/wasm/kernels.cpp compares them by bits.
 const [p, n, max, end, m, d, tm, q, s, u, h] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const magic = fsplat(1.5 * 2 ** 23);
 const pow2i = [...isplat(0x7f), ...op.iadd, ...i32(23), ...op.shl]; // e -> 2^e, normal floats
@@ -134,7 +135,7 @@ const bytes = Uint8Array.from(
 );
 
 const [inc, wasm] = process.argv.slice(2);
-if (!inc) throw new Error('usage: node exp_relaxed.js OUT.inc [OUT.wasm]');
+if (!inc) throw new Error('usage: node exp-relaxed-module.js OUT.inc [OUT.wasm]');
 fs.writeFileSync(
   inc,
   `// ${bytes.length} bytes written by src/wasm/exp-relaxed-module.js\n${bytes.join(',')}\n`,

@@ -1,7 +1,8 @@
 /* global mergeInto, LibraryManager, HEAPU8, wasmMemory, wasmTable */
 // A JS library for every wasm build of the core (CMakeLists.txt): the loader of the
-// relaxed-SIMD exp (src/core/exp_relaxed.js writes the module, exp_relaxed.cpp calls this once
-// as the core starts, so the page, the widget, Workers and Node all take the same path).
+// relaxed-SIMD exp (src/wasm/exp-relaxed-module.js writes the module, exp_relaxed.cpp calls
+// this once as the core starts, so the page, the widget, Workers and Node all take the same
+// path).
 // Where the engine validates the module (Chromium; Node 20 only with
 // --experimental-wasm-relaxed-simd) it is instantiated over the core's memory, its fused
 // multiply-add check f(fma) is run, and its exp x(p, n, max) put in the core's function table

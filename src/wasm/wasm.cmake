@@ -97,6 +97,9 @@ add_custom_target(causal-attention-js ALL DEPENDS ${CMAKE_BINARY_DIR}/causal-att
 # (tests/wasm/kernels.cpp). Not part of the page.
 add_executable(ca-kernel-check tests/wasm/kernels.cpp)
 target_link_libraries(ca-kernel-check PRIVATE ca_core)
+# It reads the relaxed-SIMD exp's module (exp_relaxed.inc) to compare its constants.
+target_include_directories(ca-kernel-check PRIVATE ${CMAKE_BINARY_DIR}/generated)
+set_source_files_properties(tests/wasm/kernels.cpp PROPERTIES OBJECT_DEPENDS ${CA_EXP_RELAXED})
 target_compile_options(ca-kernel-check PRIVATE -O2 -DNDEBUG -msimd128)
 target_link_options(ca-kernel-check PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=node
                     -sSINGLE_FILE=1 -sNODEJS_CATCH_EXIT=0)

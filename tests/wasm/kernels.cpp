@@ -13,7 +13,7 @@
 //   The relaxed-SIMD exp (exp_relaxed.cpp), where the engine runs it (Node with
 //   --experimental-wasm-relaxed-simd: kernels.test.js runs this file with and without): the
 //   same 2.7 M inputs against sleef::expf_u10, every tail length; exp_shifted, above, is then
-//   the relaxed path too.
+//   the relaxed path too. Its module's constants against sleef.hpp's, by bits, everywhere.
 #include "kernels.hpp"
 
 #include <algorithm>
@@ -244,6 +244,37 @@ void check_exp_relaxed(const std::vector<float>& x) {
   }
 }
 
+// src/wasm/exp-relaxed-module.js's module, as exp_relaxed.cpp includes it.
+const unsigned char kRelaxedModule[] = {
+#include "exp_relaxed.inc"
+};
+
+// The relaxed module's constants (each an f32.const then f32x4.splat, in the order its steps
+// splat them; the rounding's 1.5 x 2^23 left out) against sleef.hpp's table, by bits, whether
+// or not the engine runs the module: one ulp off a coefficient changes none of the 2.7 M
+// results above.
+void check_exp_relaxed_constants() {
+  using namespace ca::sleef;
+  const float want[] = {kRLn2,       -kL2U,       -kL2L,         kExpPoly[0],
+                        kExpPoly[1], kExpPoly[2], kExpPoly[3],   kExpPoly[4],
+                        kExpPoly[5], 1.0f,        kExpUnderflow, __builtin_huge_valf(),
+                        kExpOverflow};
+  std::vector<float> got;
+  const unsigned char* m = kRelaxedModule;
+  for (std::size_t i = 0; i + 7 <= sizeof kRelaxedModule; ++i) {
+    if (m[i] != 0x43 || m[i + 5] != 0xfd || m[i + 6] != 0x13) continue;
+    float f;
+    std::memcpy(&f, m + i + 1, 4);
+    if (f != 0x1.8p23f) got.push_back(f);
+    i += 6;
+  }
+  ++g_cases;
+  const std::size_t n = sizeof want / sizeof want[0];
+  compare("exp-relaxed-module.js", "constants (count)", float(n), float(got.size()));
+  for (std::size_t k = 0; k < n && k < got.size(); ++k)
+    compare("exp-relaxed-module.js", "constant " + std::to_string(k), want[k], got[k]);
+}
+
 void check_exp_steps() {
   std::vector<float> x;
   const auto add = [&](std::uint32_t u) { x.push_back(0), std::memcpy(&x.back(), &u, 4); };
@@ -283,6 +314,7 @@ int main() {
   check_exp();
   check_fma();
   check_exp_steps();
+  check_exp_relaxed_constants();
   std::printf(
       "{\"ok\": true, \"relaxed\": %s, \"cases\": %ld, \"values\": %ld, \"differ\": %ld, "
       "\"exp_ties\": %ld, \"first\": \"%s\"}\n",
