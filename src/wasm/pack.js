@@ -98,7 +98,12 @@ const NODE_FOOTER =
   'Object.defineProperty(CausalAttention,"__require",{value:function(f){' +
   'return module.require(__dirname+"/"+f)}})}';
 const MODULE = BUNDLES.slice(0, 3); // the module's JS (causal-attention*.js)
-const WASM_DATA = 'causal-attention-wasm-data.js'; // the wasm (web/lib/lazy.js's WASM_DATA)
+// The wasm's file: its name where the page loads it, web/lib/lazy.js's WASM_DATA.
+const WASM_DATA = (/^export var WASM_DATA = '([^']+)';$/m.exec(
+  fs.readFileSync(path.join(WEB, 'lib/lazy.js'), 'utf8'),
+) || [])[1];
+if (!WASM_DATA)
+  throw new Error('pack.js: no `export var WASM_DATA = ...;` line in web/lib/lazy.js');
 const PAGE = BUNDLES.slice(3); // the page's scripts
 
 const relative = (file) => path.relative(WEB, file).split(path.sep).join('/');

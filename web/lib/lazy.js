@@ -17,7 +17,8 @@ export var LIB_LATER = 'causal-attention-later.js';
 export var MODULE = 'causal-attention-wasm.js';
 // The wasm itself, deflated and base64-encoded, which registers that text under its name:
 // fetched beside MODULE, at the same time (in one file, zlib's blocks mixed the base64 and the
-// glue: 0.9 KB more gzip). lib/module.js reads it when it starts.
+// glue: 0.9 KB more gzip). lib/module.js reads it when it starts; src/wasm/pack.js reads this
+// line for the file's name.
 export var WASM_DATA = 'causal-attention-wasm-data.js';
 var loading = {};
 
