@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "attention.hpp"
 #include "bonus.hpp"
@@ -115,14 +118,6 @@ class Builder {
   bool needs_any(std::initializer_list<std::string_view> ids) const {
     return std::any_of(ids.begin(), ids.end(), [this](std::string_view id) { return needs(id); });
   }
-  // A module's three projections, then their biases, those needed: ids {W_query, W_key,
-  // W_value, b_query, b_key, b_value}, each with the module's prefix.
-  void weights(const char* const (&ids)[6], const Linear* const (&linears)[3]) {
-    for (int i = 0; i < 3; ++i)
-      if (needs(ids[i])) add(ids[i], linears[i]->weight);
-    for (int i = 0; linears[0]->bias && i < 3; ++i)
-      if (needs(ids[3 + i])) add(ids[3 + i], *linears[i]->bias);
-  }
 
  private:
   Walkthrough& w_;
@@ -174,6 +169,37 @@ Tensor stack_twice(const Tensor& x) {
   std::copy(x.data.begin(), x.data.end(), y.data.begin() + x.numel());
   return y;
 }
+
+// A module's parameters as the stages asked for, in their place, moved in when the Parameters
+// go (declared after the module: its passes are done with them, and read the module's own).
+// A copy was 9 MB more fresh memory per shard at GPT-2's size in a Worker (web/page/pool.js).
+// ids: the stages of the three projections' weights, then of their biases (when they have
+// them), then of out_proj's weight and bias (when given).
+class Parameters {
+ public:
+  Parameters(Builder& out, std::initializer_list<const char*> ids, Linear* const (&qkv)[3],
+             Linear* out_proj = nullptr) {
+    Tensor* params[8] = {};
+    for (int k = 0; k < 3; ++k) params[k] = &qkv[k]->weight, params[3 + k] = bias(*qkv[k]);
+    if (out_proj) params[6] = &out_proj->weight, params[7] = bias(*out_proj);
+    int k = 0;
+    for (const char* id : ids) {
+      if (params[k] && out.keeps(id)) stage_[k] = &out.slot(id), param_[k] = params[k];
+      ++k;
+    }
+  }
+  ~Parameters() {
+    for (int k = 0; k < 8; ++k)
+      if (stage_[k]) *stage_[k] = std::move(*param_[k]);
+  }
+  Parameters(const Parameters&) = delete;
+  Parameters& operator=(const Parameters&) = delete;
+
+ private:
+  static Tensor* bias(Linear& l) { return l.bias ? &*l.bias : nullptr; }
+  Tensor* stage_[8] = {};
+  Tensor* param_[8] = {};
+};
 
 // The parts below compute the stages the plan needs, each after the stages it reads: a stage's
 // block runs only when it is needed, and then its operands were computed before it.
@@ -297,9 +323,9 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   const float divisor = score_divisor(d_out, c.scale);
   if (out.needs_any({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"})) {
     gen.manual_seed(c.seed_weights);
-    const SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
-    out.weights({"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"},
-                {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
+    SelfAttentionV2 sa_v2(d_in, d_out, c.qkv_bias, gen);
+    const Parameters parameters(out, {"W_query", "W_key", "W_value", "b_query", "b_key", "b_value"},
+                                {&sa_v2.W_query, &sa_v2.W_key, &sa_v2.W_value});
     if (out.needs("queries")) out.add("queries", sa_v2.W_query(inputs));
     if (out.needs("keys")) out.add("keys", sa_v2.W_key(inputs));
     if (out.needs("values")) out.add("values", sa_v2.W_value(inputs));
@@ -373,8 +399,9 @@ void sa_part(Builder& out, const Config& c, const Tensor& inputs, Generator& gen
   ca.training = c.train;
   ca.scale = c.scale;
   ca.rng = c.rng;
-  out.weights({"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"},
-              {&ca.W_query, &ca.W_key, &ca.W_value});
+  const Parameters parameters(
+      out, {"ca.W_query", "ca.W_key", "ca.W_value", "ca.b_query", "ca.b_key", "ca.b_value"},
+      {&ca.W_query, &ca.W_key, &ca.W_value});
   if (out.needs("context_vecs")) out.add("context_vecs", ca.forward(out.batch(), gen));
 }
 
@@ -420,39 +447,13 @@ MultiHeadAttention make_mha(const Config& c, Generator& gen, int d_in) {
   return mha;
 }
 
-// The module's parameters as the stages asked for (the pass reads the module's own), in their
-// place, moved in when the module is done with them: at GPT-2's size each copy was 9 MB more
-// fresh memory in a Worker (web/page/pool.js's shards).
-class MhaWeights {
- public:
-  MhaWeights(Builder& out, MultiHeadAttention& mha)
-      : from_{&mha.W_query.weight,
-              &mha.W_key.weight,
-              &mha.W_value.weight,
-              mha.W_query.bias ? &*mha.W_query.bias : nullptr,
-              mha.W_key.bias ? &*mha.W_key.bias : nullptr,
-              mha.W_value.bias ? &*mha.W_value.bias : nullptr,
-              &mha.out_proj.weight,
-              &*mha.out_proj.bias} {
-    static const char* const kIds[] = {"mha.W_query",         "mha.W_key",        "mha.W_value",
-                                       "mha.b_query",         "mha.b_key",        "mha.b_value",
-                                       "mha.out_proj.weight", "mha.out_proj.bias"};
-    for (int k = 0; k < 8; ++k)
-      if (from_[k] && out.keeps(kIds[k])) to_[k] = &out.slot(kIds[k]);
-  }
-  ~MhaWeights() {
-    for (int k = 0; k < 8; ++k)
-      if (to_[k]) *to_[k] = std::move(*from_[k]);
-  }
-
- private:
-  Tensor* from_[8];
-  Tensor* to_[8] = {};
-};
-
 void mha_part(Builder& out, const Config& c, Generator& gen, int d_in, Shard shard) {
   MultiHeadAttention mha = make_mha(c, gen, d_in);
-  const MhaWeights weights(out, mha);  // filled on return
+  const Parameters parameters(
+      out,
+      {"mha.W_query", "mha.W_key", "mha.W_value", "mha.b_query", "mha.b_key", "mha.b_value",
+       "mha.out_proj.weight", "mha.out_proj.bias"},
+      {&mha.W_query, &mha.W_key, &mha.W_value}, &mha.out_proj);
   static const char* const kHeads[] = {"mha.queries", "mha.keys", "mha.values"};
   const bool whole = shard.b0 == 0 && shard.b1 < 0 && shard.h0 == 0 && shard.h1 < 0;
   if (!out.needs("mha.attn_scores") && whole) {  // heads split, read by nothing else asked for
