@@ -1,4 +1,4 @@
-// ESLint over the hand-written JS (web/, src/wasm/, tests/js/, build-scripts/); formatting
+// ESLint over the hand-written JS (web/, src/wasm/, tests/js/, build-scripts/, bench/); formatting
 // is prettier's (npm run format). Globals are listed here to need no extra package.
 'use strict';
 const js = require('@eslint/js');
@@ -57,6 +57,8 @@ const browser = [
   'CSS',
   'WorkerGlobalScope',
   'Worker',
+  'PerformanceObserver', // bench/chromium.js's page.evaluate
+  'crypto',
 ];
 const node = ['require', 'module', 'process', 'Buffer', '__dirname', '__filename'];
 const globals = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));
@@ -73,7 +75,13 @@ module.exports = [
     },
   },
   {
-    files: ['src/wasm/*.js', 'tests/js/**/*.js', 'build-scripts/*.js', 'eslint.config.js'],
+    files: [
+      'src/wasm/*.js',
+      'tests/js/**/*.js',
+      'build-scripts/*.js',
+      'bench/*.js',
+      'eslint.config.js',
+    ],
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'commonjs',

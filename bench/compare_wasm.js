@@ -15,7 +15,8 @@ async function main() {
   const [dir, module, B, T, d, H, minRuns, minSeconds] = process.argv.slice(2);
   const ids = { causal: 0, mha: 1, walkthrough: 2 };
   let once, m;
-  if (module === 'api') {  // the JS API as the page loads it: causal-attention.js
+  if (module === 'api') {
+    // the JS API as the page loads it: causal-attention.js
     const api = await require(path.resolve(dir, 'causal-attention.js')).load();
     once = () => api.run({}).stages.length;
   } else {
@@ -37,14 +38,18 @@ async function main() {
   // Warm-up: at least 0.25 s, so that V8 has tiered the hot functions up (Liftoff's code runs
   // 2-5x slower) before the timed runs, which compare.sh's rounds keep short.
   let check = once();
-  for (const t0 = performance.now(); performance.now() - t0 < 250; ) check = once();
+  for (const t0 = performance.now(); performance.now() - t0 < 250;) check = once();
   const seconds = [];
-  let total = 0, batch = 1;
+  let total = 0,
+    batch = 1;
   while (seconds.length < +minRuns || total < +minSeconds) {
     const t0 = performance.now();
     for (let r = 0; r < batch; r++) check = once();
     const s = (performance.now() - t0) / 1000;
-    if (s < 2e-3 && seconds.length === 0 && batch < 1 << 20) { batch *= 2; continue; }
+    if (s < 2e-3 && seconds.length === 0 && batch < 1 << 20) {
+      batch *= 2;
+      continue;
+    }
     seconds.push(s / batch);
     total += s;
     if (seconds.length >= 200) break;
@@ -52,4 +57,7 @@ async function main() {
   const bits = module === 'causal' || module === 'mha' ? m.benchBits() : 0;
   console.log(JSON.stringify({ ok: true, check, bits, seconds }));
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

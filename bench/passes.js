@@ -16,16 +16,21 @@ const path = require('path');
 const os = require('os');
 const { execFileSync } = require('child_process');
 
+// Options are taken out of args as they are read: what is left are the shapes.
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
   const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  return args.splice(i, 2)[1];
+  return i < 0 ? fallback : args.splice(i, 2)[1];
+};
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
 };
 const build = path.resolve(opt('--build', process.env.CA_BUILD || 'build'));
 const base = opt('--base', null);
 const isa = opt('--isa', null);
-const simd128 = args.includes('--simd128') && args.splice(args.indexOf('--simd128'), 1);
+const simd128 = flag('--simd128');
 const rounds = opt('--rounds', '5');
 const repeat = +opt('--repeat', '2');
 const shapes = args.length ? args : ['2,1024,64,1', '1,1024,768,12'];
@@ -53,14 +58,12 @@ for (const shape of shapes) {
       const b = (best[name] ??= {});
       for (const [pass, [min]] of Object.entries(passes)) b[pass] = Math.min(b[pass] ?? min, min);
     }
-  console.log(
-    `\n(${shape.split(',').join(', ')}), load ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(
-        ' ',
-      )}; exp: ${sides.map(([n]) => `${n} ${exp[n] ?? 'not printed (an older build)'}`).join(', ')}`,
-  );
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const exps = sides.map(([n]) => `${n} ${exp[n] ?? 'not printed (an older build)'}`);
+  console.log(`\n(${shape.split(',').join(', ')}), load ${load}; exp: ${exps.join(', ')}`);
   const head = ['pass', ...sides.map(([n]) => `${n} ms`), 'wasm / native'];
   if (base) head.push('base / native', 'wasm / base');
   console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);

@@ -20,7 +20,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
-const { edits, D_OUT, RANDN_32 } = require('./edit-timing');
+const { edits, loadAverage, D_OUT, RANDN_32 } = require('./edit-timing');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
@@ -312,11 +312,6 @@ if (output) {
 }
 
 function writeOutput(startedAt, loadBefore) {
-  const load = () =>
-    os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(', ');
   const cores = os.cpus().length,
     busiest = Math.max(...loadBefore, ...os.loadavg());
   const text = [
@@ -325,7 +320,7 @@ function writeOutput(startedAt, loadBefore) {
     '',
     `Written by \`build-scripts/budgets.sh\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
       `on ${os.cpus()[0].model.trim()}, ${cores} cores; load average (1, 5, 15 min) ` +
-      `${loadBefore.map((x) => x.toFixed(2)).join(', ')} at the start and ${load()} at the end.` +
+      `${loadBefore.map((x) => x.toFixed(2)).join(', ')} at the start and ${loadAverage()} at the end.` +
       (busiest > cores
         ? ` The machine was shared and busy (load average up to ${busiest.toFixed(1)} on ${cores} cores): ` +
           'times are slower than on a quiet one.'

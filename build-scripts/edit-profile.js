@@ -17,7 +17,7 @@
 'use strict';
 const fs = require('fs');
 const { launch, serve, ready, web } = require('../tests/js/browser');
-const { edits, load, median, stopTrace, D_OUT, RANDN_32 } = require('./edit-timing');
+const { edits, loadAverage, median, stopTrace, D_OUT, RANDN_32 } = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
@@ -193,7 +193,7 @@ async function trace(browser, server, [name, hash], file) {
   try {
     for (const d of dirs) servers.push(await serve(d));
     console.log(
-      `edit-profile: ${N} edits of ${D_OUT.what}, ${ROUNDS} interleaved rounds of ${dirs.join(', ')}; load ${load()}`,
+      `edit-profile: ${N} edits of ${D_OUT.what}, ${ROUNDS} interleaved rounds of ${dirs.join(', ')}; load ${loadAverage()}`,
     );
     const times = {};
     for (let r = 0; r < ROUNDS; r++)
@@ -217,7 +217,7 @@ async function trace(browser, server, [name, hash], file) {
             (k ? `, ${(median(t.painted) / median(first.painted)).toFixed(2)}x the first` : ''),
         );
       });
-    console.log(`load after the timed rounds ${load()}`);
+    console.log(`load after the timed rounds ${loadAverage()}`);
     for (const c of CASES)
       await trace(browser, servers[0], c, `${output}-${c[0].replace(/\W+/g, '')}`);
   } finally {

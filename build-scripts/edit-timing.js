@@ -96,10 +96,10 @@ const median = (a) => {
     m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const load = () =>
+const loadAverage = () =>
   require('os')
     .loadavg()
     .map((x) => x.toFixed(2))
     .join(', ');
 
-module.exports = { edits, load, median, stopTrace, D_OUT, RANDN_32 };
+module.exports = { edits, loadAverage, median, stopTrace, D_OUT, RANDN_32 };

@@ -18,7 +18,7 @@
 const fs = require('fs');
 const { launch, serveWith, web } = require('../tests/js/browser');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
-const { load, median, stopTrace } = require('./edit-timing');
+const { loadAverage, median, stopTrace } = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
@@ -98,7 +98,7 @@ function split(events) {
   let last = null;
   try {
     console.log(
-      `load-profile: ${LOADS} loads of ${PAGE} from ${dirs.join(', ')} and the floor, interleaved; load ${load()}`,
+      `load-profile: ${LOADS} loads of ${PAGE} from ${dirs.join(', ')} and the floor, interleaved; load ${loadAverage()}`,
     );
     for (let r = -1; r < LOADS; r++)
       for (let k = 0; k <= dirs.length; k++) {
@@ -140,7 +140,7 @@ function split(events) {
       }
     });
     fs.writeFileSync(output + '.json', JSON.stringify(last));
-    console.log(`load ${load()}; the first directory's last load traced: ${output}.json`);
+    console.log(`load ${loadAverage()}; the first directory's last load traced: ${output}.json`);
   } finally {
     await close();
     for (const s of servers) await s.close();
