@@ -163,34 +163,32 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
                            unsigned char* full_rows, int r0, int r1) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  const bool in_place = weights == scores;  // ldw == lds and divisor >= 1 (attention.hpp)
+  const bool in_place = weights == scores;  // and ldw == lds
   int full = 0;
   for (int i = r0; i < (r1 < 0 ? T : r1); ++i) {
     float* w = weights + static_cast<long>(i) * ldw;
     float* s = scores + static_cast<long>(i) * lds;
-    // In place, the whole row's case must still read the scores undivided: a division by
-    // divisor >= 1 makes no finite score infinite, so the scores' own max tells it first.
-    float max = in_place ? row_max(s, i + 1) : 0.0f;
-    if (std::isfinite(max)) {
-      // In place by one pointer: two equal pointers would fail the vectoriser's overlap check
-      // and run the scalar loop (~0.7 ms of WASM's 10 at (2, 1024, 64, 1)).
-      if (in_place)
-        for (int j = 0; j <= i; ++j) w[j] /= divisor;
-      else
-        for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
-      max = row_max(w, i + 1);
-    }
+    // In place by one pointer: two equal pointers would fail the vectoriser's overlap check
+    // and run the scalar loop (~0.7 ms of WASM's 10 at (2, 1024, 64, 1)).
+    if (in_place)
+      for (int j = 0; j <= i; ++j) w[j] /= divisor;
+    else
+      for (int j = 0; j <= i; ++j) w[j] = s[j] / divisor;
+    // The row is full when softmax_forward's max of it would be NaN, +inf or -inf (row_max
+    // keeps a NaN): the masked cells, -inf, change none of these.
+    const float max = row_max(w, i + 1);
     full_rows[i] = !std::isfinite(max);
     if (full_rows[i]) {
       // NaN, +inf or a row of -inf: the masked cells become NaN, not 0. The whole row, as
-      // softmax_forward computes it on the masked scores (cell by cell, in place too).
-      for (int j = i + 1; j < T; ++j) s[j] = neg_inf;
-      softmax_forward(MatrixMap(w, 1, T), ConstMatrixMap(s, 1, T), divisor);
+      // softmax_forward computes it on the masked scores: cells j <= i are its divided
+      // scores already, and -inf / divisor is -inf.
+      for (int j = i + 1; j < T; ++j) s[j] = w[j] = neg_inf;
       ++full;
-      continue;
     }
-    // exp(-inf - max) = +0 for every masked cell: summed in its lane, it changes nothing.
-    normalise_exp(w, i + 1, T, max);
+    // Else the visible cells: exp(-inf - max) = +0 for every masked cell, and summed in its
+    // lane it changes nothing.
+    const int n = full_rows[i] ? T : i + 1;
+    normalise_exp(w, n, T, full_rows[i] ? row_max(w, T) : max);
   }
   return full;
 }

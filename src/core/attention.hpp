@@ -41,7 +41,7 @@ void context_forward(MatrixMap context, const MatrixIn& weights, const MatrixIn&
 // max is +inf or -inf: then the masked cells are NaN, the whole row is written as
 // softmax_forward does (the masked part of `scores` is overwritten with -inf) and
 // full_rows[i] is set to 1 (else 0). Returns the number of such rows. In place (weights ==
-// scores, ldw == lds) when divisor >= 1, with the same bits: the scores' memory is the weights'.
+// scores, ldw == lds) with the same bits: the scores' memory is the weights'.
 // Only rows [r0, r1) (r1 -1: T) when given.
 int causal_softmax_forward(float* weights, int ldw, float* scores, int lds, int T, float divisor,
                            unsigned char* full_rows, int r0 = 0, int r1 = -1);

@@ -27,6 +27,8 @@ mutations=(
   "row sums and tensor.sum() take the 4-accumulator path at any length, not SumKernel's 8 lanes|src/core/reduce.cpp|if \(n >= 8\) \{|if (false) {"
   "exp is libm's, not SLEEF's (the vectorised exp then fails its self-check)|src/core/sleef.cpp|float expf_u10\(float x\) \{\n|float expf_u10(float x) {\n  return std::exp(x);\n"
   "scores are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|= scores\.row\(i\) / divisor;|= scores.row(i) * (1.0f / divisor);"
+  "the causal path's scores, in place, are scaled by * (1/divisor) instead of / divisor|src/core/attention.cpp|w\[j\] /= divisor;|w[j] *= 1.0f / divisor;"
+  "a causal row with a NaN or inf runs only its visible cells (its masked cells stay unwritten, not NaN)|src/core/attention.cpp|const int n = full_rows\[i\] \? T : i \+ 1;|const int n = i + 1;"
   "dropout compares its double draws with p in float32 (draws within 2^-25 of p change)|src/core/generator.cpp|v = uniform_double\(gen\) < p \?|v = static_cast<float>(uniform_double(gen)) < static_cast<float>(p) ?"
 )
 failed=0
