@@ -456,6 +456,32 @@ test("the map of the chapter: every node its stage's shape and link, the stage o
     assert.equal(n.href, `#${n.id}`);
     assert.equal(n.shape, `(${stageOf(BOOK, n.id).shape.join(', ')})`);
   }
+  // Every operation's label sits on a backing in the map's background, wider and taller than
+  // its text: the edges pass under the label instead of striking it through.
+  const labels = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#map .mo'), (t) => {
+      const b = t.getBBox(),
+        r = t.previousElementSibling,
+        rb = r && r.getBBox();
+      return {
+        text: t.textContent,
+        backed:
+          !!r &&
+          r.classList.contains('mb') &&
+          rb.x <= b.x &&
+          rb.x + rb.width >= b.x + b.width &&
+          rb.y <= b.y + 1.5 &&
+          rb.y + rb.height >= b.y + b.height - 1.5,
+        fill: r && getComputedStyle(r).fill,
+        bg: getComputedStyle(document.body).backgroundColor,
+      };
+    }),
+  );
+  assert.ok(labels.length >= 10, `${labels.length} labels`);
+  for (const l of labels) {
+    assert.ok(l.backed, `"${l.text}" not covered by its backing`);
+    assert.equal(l.fill, l.bg, l.text);
+  }
   // A click scrolls to the stage (the hash keeps the settings); the node on screen is lit.
   await page.click('#map .mn[data-node="attn_weights_causal"]');
   await page.waitForFunction(() =>

@@ -111,8 +111,13 @@ function flow(res) {
         '(' + shapes[id].join(', ') + ')',
       );
     });
-    if (r[1])
+    if (r[1]) {
+      // A backing the edges pass under, as wide as the label at ~0.56 em a character (a guess
+      // on the wide side: measuring the text would cost a layout).
+      var lw = Math.min(W, r[1].length * 5.4 + 6);
+      svg(pic, 'rect', { x: (W - lw) / 2, y: k * ROW, width: lw, height: 11.5, class: 'mb' });
       svg(pic, 'text', { x: W / 2, y: k * ROW + 9, 'text-anchor': 'middle', class: 'mo' }, r[1]);
+    }
     if (!k || r[2]) return;
     // The edges from the row above: where the stage table says one feeds the other.
     rows[k - 1][0].forEach(function (from) {
