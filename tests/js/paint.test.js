@@ -323,3 +323,56 @@ test("an edit's frame paints the tables, the map follows after it", async () => 
   assert.equal(await ready(w.page), '1');
   await suite.done(w);
 });
+
+// The first frame lays out and paints the first section only: the sections below it (their
+// headings, intros and placeholders were a third of the first layout's objects) skip style,
+// layout and paint (.later: content-visibility) until idle time reaches their boxes, and a
+// jump renders them all before it scrolls, so that it lands where it aims.
+test('the first frame renders the first section only; idle time and jumps render the others', async () => {
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+  await page.addInitScript(() => {
+    new MutationObserver((records, obs) => {
+      if (!(document.documentElement && document.documentElement.dataset.ready)) return;
+      obs.disconnect();
+      // in the frame that paints the first table, before its style, layout and paint
+      requestAnimationFrame(() => {
+        window.__sections = Array.from(document.querySelectorAll('#main section'), (s) => ({
+          later: s.classList.contains('later'),
+          rendered: s.querySelector('h2').checkVisibility({ contentVisibilityAuto: true }),
+        }));
+      });
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] });
+  });
+  await page.goto(suite.server.url);
+  assert.equal(await ready(page), '1');
+  const first = await page.evaluate(() => window.__sections);
+  assert.ok(first.length > 10, `${first.length} sections`);
+  assert.deepEqual(
+    first.map((s) => s.rendered),
+    first.map((s, k) => k === 0),
+    'headings rendered in the first frame',
+  );
+  const done = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#main section:not([hidden])'), (s) => ({
+      later: s.classList.contains('later'),
+      rendered: s.querySelector('h2').checkVisibility({ contentVisibilityAuto: true }),
+    })),
+  );
+  assert.deepEqual(
+    done,
+    done.map(() => ({ later: false, rendered: true })),
+    'every section rendered once the page is complete',
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+  // A link to a stage far down: the sections above it rendered at once, it lands at the top.
+  const w = await suite.open('#stage=mha.context_vecs', { wait: false });
+  await w.page.waitForFunction(() => document.documentElement.dataset.ready);
+  const landed = await w.page.evaluate(() => ({
+    top: Math.round(document.getElementById('mha.context_vecs').getBoundingClientRect().top),
+    later: document.querySelectorAll('#main section.later').length,
+  }));
+  assert.deepEqual(landed, { top: 0, later: 0 });
+  assert.equal(await ready(w.page), '1');
+  await suite.done(w);
+});

@@ -3,7 +3,8 @@
 // Off-screen stages cost nothing while the page renders: new boxes past the first screen start
 // empty (.lazy: content-visibility skips their style and layout) and boxes off screen keep
 // their old tables, until they come into view or idle time after the frame brings them up to
-// date one by one (so that a full-page screenshot or a print shows everything).
+// date one by one (so that a full-page screenshot or a print shows everything). The sections
+// past the first are skipped the same way (.later) until idle time reaches their boxes.
 // main[data-complete] is set when all are.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
@@ -93,9 +94,13 @@ export function build(api) {
   main.replaceChildren.apply(
     main,
     [first].concat(
-      api.sections.map(function (info) {
-        var section = el(doc, 'section', beyond(api, info) ? 'part' : ''),
-          h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
+      api.sections.map(function (info, k) {
+        var section = el(doc, 'section', beyond(api, info) ? 'part' : '');
+        // Past the first section (taller than any screen: its boxes' placeholders are 22rem
+        // each), skipped by the first frame's style, layout and paint (style.css): their
+        // headings, intros and placeholders were 157 of the first layout's 442 objects.
+        if (k) section.classList.add('later');
+        var h2 = el(doc, 'h2', { id: info.id }, info.number + ' ' + info.title, section);
         section.setAttribute('aria-labelledby', h2.id);
         el(doc, 'p', '', info.intro, section);
         var d = el(doc, 'div', 'stages', undefined, section);
@@ -256,12 +261,16 @@ function lazy(want) {
       if (!box.isConnected) continue;
       catchUp(box);
       box.classList.remove('lazy');
-      void box.offsetHeight; // its layout, now, within the idle period
+      shown(box.closest('section'));
+      void box.offsetHeight; // its layout (and its section's), now, within the idle period
       flushHeatmaps(box);
       waits.push(flushThumbs(box)); // heads computed on demand: complete when painted
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
+      lists.forEach(function (d) {
+        shown(d.parentNode);
+      });
       waits.push(flushThumbs(main)); // the first screen's too: complete once they are painted
       var all = waits.slice(),
         complete = function () {
@@ -292,9 +301,18 @@ export function waitFor(p) {
   });
 }
 
-/** Scrolls to a stage or section. The boxes above it that wait to be built are built first:
- *  filled later, their real heights would move it from where it was scrolled to. */
+// A section skipped by the first frame (.later), rendered from now on.
+function shown(section) {
+  if (section && section.tagName === 'SECTION') section.classList.remove('later');
+}
+
+/** Scrolls to a stage or section. The boxes above it that wait to be built are built first,
+ *  and the sections rendered: filled later, their real heights would move it from where it
+ *  was scrolled to. */
 export function jump(target) {
+  lists.forEach(function (d) {
+    shown(d.parentNode);
+  });
   leaving.forEach(leave);
   var waiting = stageBoxes();
   for (var i = 0; i < waiting.length; i++) {
@@ -307,12 +325,12 @@ export function jump(target) {
   target.scrollIntoView();
 }
 
-/** Scroll hints. Tables in boxes known to be off screen (.lazy and not seen: their layout is
- *  skipped) are left out: measuring one would force its layout (at T = 32, ~100 ms of every
- *  edit). They get theirs once idle time has built them all. */
+/** Scroll hints. Tables in boxes or sections known to be off screen (.lazy, .later and not
+ *  seen: their layout is skipped) are left out: measuring one would force its layout (at
+ *  T = 32, ~100 ms of every edit). They get theirs once idle time has built them all. */
 export function hints() {
   scrollHints(doc, function (s) {
-    var box = s.closest('.lazy');
+    var box = s.closest('.lazy') || s.closest('.later');
     return !box || onScreen.get(box) !== false;
   });
 }
