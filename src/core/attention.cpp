@@ -31,13 +31,12 @@ void product(MatrixMap out, const MatrixIn& a, const MatrixIn& b, bool bt) {
                                             int(b.outerStride()), cr, int(out.outerStride()),
                                             kernels::Tri::Full);
   };
-  const int workers = double(m) * n * k < kParallelWork ? 1 : parallel_workers((m + 3) / 4);
+  const int mr = kernels::tile_rows(), tiles = (m + mr - 1) / mr;
+  const int workers = double(m) * n * k < kParallelWork ? 1 : parallel_workers(tiles);
   if (workers <= 1) return rows(0, m);
-  const int block = (m / workers + 3) / 4 * 4;  // rows per item, whole 4-row tiles
-  const int items = (m + block - 1) / block;
-  parallel_for(items, workers, [&](std::size_t i, int) {
-    const int r0 = int(i) * block;
-    rows(r0, std::min(m, r0 + block));
+  // An item per worker, of whole tiles, as even as they split.
+  parallel_for(workers, workers, [&](std::size_t i, int) {
+    rows(int(i * tiles / workers) * mr, std::min(m, int((i + 1) * tiles / workers) * mr));
   });
 }
 

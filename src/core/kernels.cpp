@@ -80,6 +80,21 @@ bool isa_supported(Isa isa) {
 
 Isa active_isa() { return g_isa; }
 
+int tile_rows() {
+  switch (g_isa) {
+#if defined(CA_KERNELS_X86)
+    case Isa::AVX512:
+      return kTileRowsAvx512;
+    case Isa::AVX2:
+      return kTileRowsAvx2;
+    case Isa::SSE2:
+      return kTileRowsSse2;
+#endif
+    default:
+      return 1;
+  }
+}
+
 bool force_isa(Isa isa) {
   if (!isa_supported(isa)) return false;
   g_isa = isa;

@@ -48,6 +48,10 @@ bool set_fast_exp(bool on);
 // Whether exp_shifted runs on WebAssembly's relaxed SIMD (exp_relaxed.cpp); false natively.
 bool relaxed_exp();
 
+// Rows per register tile of the active set's gemm: a thread split of the rows in blocks of whole
+// tiles leaves none to the slower one-row tiles. 1 where there are no tiles or no threads (WASM).
+int tile_rows();
+
 // The instruction sets gemm can run on. The best one the CPU has is chosen at start-up.
 enum class Isa { Reference, SSE2, AVX2, SIMD128, AVX512 };
 const char* isa_name(Isa isa);

@@ -13,7 +13,7 @@ struct Avx512 {
   static constexpr int NV = 3;
   static constexpr bool kInPlace = true;
   static constexpr int W = 16;
-  static constexpr int MR = 8;
+  static constexpr int MR = ca::kernels::kTileRowsAvx512;
   static T zero() { return _mm512_setzero_ps(); }
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, T x) { _mm512_storeu_ps(p, x); }

@@ -14,6 +14,8 @@ namespace ca::kernels {
 
 // gemm / gemm_nt (bt: b is B^T) on the set's vectors, bit for bit the reference's.
 #if defined(CA_KERNELS_X86)
+// Their register tiles' rows (MR; tile_rows() reads them).
+constexpr int kTileRowsSse2 = 4, kTileRowsAvx2 = 6, kTileRowsAvx512 = 8;
 void gemm_sse2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                int ldc, Tri tri, bool bt);
 void gemm_avx2(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

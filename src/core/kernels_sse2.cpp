@@ -10,7 +10,7 @@ struct Sse2 {
   static constexpr int NV = 3;
   static constexpr bool kInPlace = true;
   static constexpr int W = 4;
-  static constexpr int MR = 4;
+  static constexpr int MR = ca::kernels::kTileRowsSse2;
   static T zero() { return _mm_setzero_ps(); }
   static T load(const float* p) { return _mm_loadu_ps(p); }
   static void store(float* p, T x) { _mm_storeu_ps(p, x); }

@@ -168,15 +168,24 @@ inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int
   tile<V, MR, NV>(g, i, j0, p, pw, lb, le, lb > 0, cols);
 }
 
-// The blocked path's sizes: B's blocks of KC rows x NC = 64 * NR columns, A's of MC rows.
-constexpr int KC = 256, MC = 96;
+// The blocked path's sizes: B's blocks of KC rows x NC = NS * NR columns, A's of MC rows. A V
+// with its own `Blocks` (AVX2's, measured on Zen 3) uses them; the others these.
+struct DefaultBlocks {
+  static constexpr int KC = 256, MC = 96, NS = 64;
+};
+template <class V>
+auto blocks_of(int) -> typename V::Blocks;
+template <class V>
+DefaultBlocks blocks_of(long);
+template <class V>
+using Blocks = decltype(blocks_of<V>(0));
 
 // B's block of kc rows (from pc) x nc columns (from jc), packed in strips of NR = NV * W
 // columns (kc x NR contiguous, the last strip padded with zeros to whole vectors).
 template <class V>
 __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, int nc, int pc,
                                           int kc) {
-  constexpr int W = V::W, NR = V::NV * W;
+  constexpr int W = V::W, NR = V::NV * W, KC = Blocks<V>::KC;
   for (int s = 0; s * NR < nc; ++s) {
     const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
     float* p = packed + static_cast<long>(s) * NR * KC;
@@ -201,7 +210,7 @@ __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, 
 template <class V>
 __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, int ic, int ie,
                                           int jc, int nc, int pc, int kc) {
-  constexpr int W = V::W, MR = V::MR, NR = V::NV * W;
+  constexpr int W = V::W, MR = V::MR, NR = V::NV * W, KC = Blocks<V>::KC;
   const bool lower_out = g.tri == Tri::LowerOut;
   for (int s = 0; s * NR < nc; ++s) {
     const int j0 = jc + s * NR;
@@ -221,12 +230,13 @@ __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, in
 }
 
 // The blocked path (Goto's loop order) for B too big for L2: B is packed block by block,
-// KC rows x NC columns (pack_block); a strip stays in L1 while the tiles of MC rows of A (in L2)
-// run over it. Every output still sums over l in order: block after block, each resuming from
-// the partial sum stored in C.
+// KC rows x NC columns (pack_block); a strip stays in L1 (or L2) while the tiles of MC rows of A
+// (in L2) run over it. Every output still sums over l in order: block after block, each resuming
+// from the partial sum stored in C.
 template <class V>
 void gemm_blocked(const Args& g) {
-  constexpr int MR = V::MR, NC = 64 * V::NV * V::W;
+  constexpr int MR = V::MR, NC = Blocks<V>::NS * V::NV * V::W;
+  constexpr int KC = Blocks<V>::KC, MC = Blocks<V>::MC;
   static_assert(MC % MR == 0, "row blocks of whole tiles");
   float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;

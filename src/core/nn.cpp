@@ -275,8 +275,10 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     return bh < kept ? trace->attn_weights.data.data() + bh * TT : buffer;
   };
   if (!whole && split.within > 1) {  // 2. a pair at a time, on every worker, in one buffer
-    // Rows in blocks of whole 8-row tiles, about 4 per worker, the longest (last) rows first.
-    const int rows = std::max(8, (T + 4 * split.within - 1) / (4 * split.within) + 7) / 8 * 8;
+    // Rows in blocks of whole tiles, about 4 per worker, the longest (last) rows first.
+    const int mr = kernels::tile_rows();
+    const int rows =
+        std::max(mr, (T + 4 * split.within - 1) / (4 * split.within) + mr - 1) / mr * mr;
     const int blocks = (T + rows - 1) / rows;
     const int cols = std::max(16, (hd + split.within - 1) / split.within + 15) / 16 * 16;
     for (std::size_t bh = 0; bh < BH; ++bh) {
