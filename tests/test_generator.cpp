@@ -3,11 +3,9 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <climits>
-#include <cmath>
 #include <cstring>
 #include <random>
 
-#include "cephes.hpp"
 #include "fma.hpp"
 #include "generator.hpp"
 #include "nn.hpp"
@@ -128,86 +126,6 @@ TEST_CASE("the lazy Mt19937 draws std::mt19937's sequence", "[generator]") {
   want.seed(seed ^ 0x5a5a5a5au);
   for (int i = 0; i < 1300; ++i) differ += got() != want();
   CHECK(differ == 0);
-}
-
-TEST_CASE("Mt19937's runs (fill, discard) draw std::mt19937's sequence", "[generator]") {
-  // Runs after single draws, across the twist's boundaries (227, 624) and whole rounds; discard
-  // leaves the generator where the draws would.
-  const std::uint32_t seed = GENERATE(0u, 123u, 0xffffffffu);
-  const int before = GENERATE(0, 1, 226, 227, 623);
-  const int run = GENERATE(1, 2, 227, 396, 397, 398, 624, 625, 1249, 5000);
-  INFO("seed " << seed << ", " << before << " draws, then runs of " << run);
-  std::mt19937 want(seed);
-  ca::Mt19937 got(seed);
-  int differ = 0;
-  for (int i = 0; i < before; ++i) differ += got() != want();
-  std::vector<std::uint32_t> words(run);
-  got.fill(words.data(), words.size());
-  for (const std::uint32_t w : words) differ += w != want();
-  got.discard(run);
-  want.discard(run);
-  for (int i = 0; i < 700; ++i) differ += got() != want();
-  got.fill(words.data(), words.size());
-  for (const std::uint32_t w : words) differ += w != want();
-  CHECK(differ == 0);
-}
-
-TEST_CASE("uniform_ in runs equals one uniform_real_distribution<float> draw at a time",
-          "[generator]") {
-  // The naive reference: a word, its 24 low bits, one fused multiply-add, per element; over
-  // runs of 256 and blocks of 4096 (kBlock) and their tails, with bounds of nn.Linear and 0..1
-  // (where x * 1 + 0 lands on 0: ca::fma's rare path).
-  const int n = GENERATE(1, 255, 256, 257, 4096, 4097, 10000);
-  const double bound = GENERATE(1.0 / std::sqrt(768.0), 1.0 / std::sqrt(3.0), -1.0, 0.0);
-  const double from = bound < 0 ? 0.0 : -bound, to = bound < 0 ? 1.0 : bound;
-  INFO(n << " values in [" << from << ", " << to << ")");
-  for (const std::uint32_t seed : {123u, 789u}) {
-    std::mt19937 words(seed);
-    ca::Generator gen(seed);
-    ca::Tensor t({n});
-    ca::uniform_(t, from, to, gen);
-    const float f = static_cast<float>(from), width = static_cast<float>(to) - f;
-    int differ = 0;
-    for (const float got : t.data)
-      differ += !test::bits_equal(
-          got, std::fma(static_cast<float>(words() & 0xFFFFFFu) * (1.0f / 16777216.0f), width, f));
-    CHECK(differ == 0);
-    CHECK(gen.random() == words());
-  }
-}
-
-TEST_CASE("normal_ equals Box-Muller on one lane at a time with exact fused multiply-adds",
-          "[generator]") {
-  // The naive reference of normal_fill: every uniform first, then each 16's 8 pairs through
-  // the one-lane cephes::logf and sincosf (ca::fma in each), the last 16 drawn again if n % 16.
-  const int n = GENERATE(16, 17, 4096 + 40, 200003);
-  for (const std::uint32_t seed : {0u, 123u}) {
-    INFO(n << " values, seed " << seed);
-    std::mt19937 words(seed);
-    const auto uniform = [&] { return static_cast<float>(words() & 0xFFFFFFu) * 0x1p-24f; };
-    const auto box_muller = [](float* d) {
-      for (int j = 0; j < 8; ++j) {
-        const float radius = std::sqrt(-2.0f * ca::cephes::logf(1.0f - d[j]));
-        float s, c;
-        ca::cephes::sincosf(static_cast<float>(2.0 * 3.14159265358979323846) * d[j + 8], s, c);
-        d[j] = radius * c;
-        d[j + 8] = radius * s;
-      }
-    };
-    std::vector<float> want(n);
-    for (float& v : want) v = uniform();
-    for (int g = 0; g + 16 <= n; g += 16) box_muller(&want[g]);
-    if (n % 16 != 0) {
-      for (int i = n - 16; i < n; ++i) want[i] = uniform();
-      box_muller(&want[n - 16]);
-    }
-    ca::Generator gen(seed);
-    const ca::Tensor got = ca::randn({n}, gen);
-    int differ = 0;
-    for (int i = 0; i < n; ++i) differ += !test::bits_equal(got.data[i], want[i]);
-    CHECK(differ == 0);
-    CHECK(gen.random() == words());
-  }
 }
 
 TEST_CASE("ca::fma and ca::fma_exact round once as std::fma does", "[generator]") {

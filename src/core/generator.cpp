@@ -45,23 +45,9 @@ void normal_fill_16(float* data) {
 // tensor ran in its baseline (Liftoff) code throughout. A multiple of 16 (normal_fill_16).
 constexpr std::size_t kBlock = 4096;
 
-// uniform_float over n elements: the words drawn 256 at a time, then FastFma's double sum (no
-// branch: it vectorises) and, where it is not certain (an exact half, or 0), ca::fma.
 __attribute__((noinline)) void uniform_block(float* d, std::size_t n, Generator& gen, float from,
                                              float to) {
-  constexpr std::size_t kRun = 256;
-  std::uint32_t words[kRun];
-  const float width = to - from;
-  for (std::size_t i = 0; i < n; i += kRun) {
-    const std::size_t m = std::min(kRun, n - i);
-    gen.random(words, m);
-    const auto x = [&](std::size_t j) {
-      return static_cast<float>(words[j] & 0xFFFFFFu) * (1.0f / 16777216.0f);
-    };
-    detail::FastFma fast;
-    for (std::size_t j = 0; j < m; ++j) d[i + j] = fast(x(j), width, from);
-    for (std::size_t j = 0; fast.rare && j < m; ++j) d[i + j] = ca::fma(x(j), width, from);
-  }
+  for (std::size_t i = 0; i < n; ++i) d[i] = uniform_float(gen, from, to);
 }
 
 // normal_fill_16 over `groups` consecutive blocks of 16.
@@ -100,58 +86,6 @@ std::uint32_t Mt19937::operator()() {
   x ^= (x << 7) & 0x9d2c5680u;
   x ^= (x << 15) & 0xefc60000u;
   return x ^ (x >> 18);
-}
-
-// The twist of words i = index_.. as operator() makes them, a run at a time: word i reads word
-// i + 1 (old) and word i + 397 (old below 227, the run's own new ones from there: 227 words
-// back, so each loop is free of branches and of dependences closer than that), the last word
-// word 0 (new). With kOut, the words tempered into out.
-template <bool kOut>
-void Mt19937::twist(std::uint32_t* out, int n) {
-  const int start = index_, end = index_ + n;
-  if (seeded_ < kN) seed_through(std::min(kN - 1, end - 1 + kM));
-  const auto word = [](std::uint32_t here, std::uint32_t next, std::uint32_t far) {
-    const std::uint32_t y = (here & 0x80000000u) | (next & 0x7fffffffu);
-    return far ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908b0dfu);
-  };
-  const auto temper = [](std::uint32_t x) {
-    x ^= x >> 11;
-    x ^= (x << 7) & 0x9d2c5680u;
-    x ^= (x << 15) & 0xefc60000u;
-    return x ^ (x >> 18);
-  };
-  int i = start;
-  for (const int e = std::min(end, kN - kM); i < e; ++i) {
-    state_[i] = word(state_[i], state_[i + 1], state_[i + kM]);
-    if (kOut) out[i - start] = temper(state_[i]);
-  }
-  for (const int e = std::min(end, kN - 1); i < e; ++i) {
-    state_[i] = word(state_[i], state_[i + 1], state_[i + kM - kN]);
-    if (kOut) out[i - start] = temper(state_[i]);
-  }
-  if (i < end) {  // the last word
-    state_[i] = word(state_[i], state_[0], state_[kM - 1]);
-    if (kOut) out[i - start] = temper(state_[i]);
-    ++i;
-  }
-  index_ = i == kN ? 0 : i;
-}
-
-void Mt19937::fill(std::uint32_t* out, std::size_t n) {
-  while (n > 0) {
-    const int m = static_cast<int>(std::min<std::size_t>(n, kN - index_));
-    twist<true>(out, m);
-    out += m;
-    n -= m;
-  }
-}
-
-void Mt19937::discard(std::size_t n) {
-  while (n > 0) {
-    const int m = static_cast<int>(std::min<std::size_t>(n, kN - index_));
-    twist<false>(nullptr, m);
-    n -= m;
-  }
 }
 
 void Mt19937::seed_through(int last) {

@@ -2,7 +2,6 @@
 // reproduced bit for bit (tests/golden/rng.json, made by PyTorch itself, checks every one).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -22,8 +21,6 @@ enum class DropoutRng {
 // word i < 227 reads seed words i, i + 1 and i + 397); and the twist updates one word per draw,
 // in the order a whole twist would (word i reads words i + 1 and i + 397 mod 624, new once past
 // them), so every output equals std::mt19937's (tests/test_generator.cpp checks 10^5 of them).
-// fill() and discard() take a run of words at once (the twist's branches once per run, not per
-// word); discard() twists the words without tempering them (a draw not kept).
 class Mt19937 {
  public:
   explicit Mt19937(std::uint32_t s = 5489u) { seed(s); }
@@ -33,14 +30,10 @@ class Mt19937 {
     index_ = 0;
   }
   std::uint32_t operator()();
-  void fill(std::uint32_t* out, std::size_t n);  // the next n outputs, as n calls give them
-  void discard(std::size_t n);                   // n outputs skipped
 
  private:
   static constexpr int kN = 624, kM = 397;
   void seed_through(int last);  // computes seed words seeded_..last
-  template <bool kOut>
-  void twist(std::uint32_t* out, int n);  // words index_..index_ + n - 1 (n <= kN - index_)
   std::uint32_t state_[kN];
   int seeded_ = 0;  // words of the seed computed so far
   int index_ = 0;   // the next word to twist and draw
@@ -59,9 +52,6 @@ class Generator {
     next_normal_.reset();
   }
   std::uint32_t random() { return static_cast<std::uint32_t>(engine_()); }
-  // n random() at once, and n random() dropped (the draws of values a caller does not keep).
-  void random(std::uint32_t* out, std::size_t n) { engine_.fill(out, n); }
-  void discard(std::size_t n) { engine_.discard(n); }
   // Two outputs, the first in the high 32 bits.
   std::uint64_t random64() {
     const std::uint64_t hi = random();

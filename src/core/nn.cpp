@@ -28,10 +28,6 @@ Linear::Linear(int in_features, int out_features, bool with_bias, Generator& gen
   }
 }
 
-void Linear::skip(int in_features, int out_features, bool with_bias, Generator& gen) {
-  gen.discard(std::size_t(out_features) * in_features + (with_bias ? out_features : 0));
-}
-
 namespace {
 
 // y (..., n) = x (..., k) @ w_t^T for w_t (n, k), every leading dim of x folded into rows; plus

@@ -17,8 +17,6 @@ struct Linear {
   std::optional<Tensor> bias;  // (out): U(-1/sqrt(in), 1/sqrt(in)), drawn after the weight
 
   Linear(int in_features, int out_features, bool with_bias, Generator& gen);
-  // The draws of that constructor skipped (one word per value: uniform_), gen left as it leaves it.
-  static void skip(int in_features, int out_features, bool with_bias, Generator& gen);
   // Given weights, drawing nothing (copied weights, slices of a combined projection).
   Linear(Tensor weight_, std::optional<Tensor> bias_)
       : weight(std::move(weight_)), bias(std::move(bias_)) {}

@@ -916,13 +916,10 @@ Stage mha_out_proj(const Config& config, const Tensor& context_rows) {
   if (const std::string error = mha_error(config); !error.empty())
     throw std::invalid_argument(error);
   const Config c = resolve(config);
-  // make_mha's draws: the three projections' skipped, out_proj's made.
   Generator gen;
-  gen.manual_seed(c.seed_class);
-  for (int k = 0; k < 3; ++k) Linear::skip(c.d_in(), c.d_out, c.qkv_bias, gen);
-  const Linear out_proj(c.d_out, c.d_out, true, gen);
   const StageInfo* info = find_stage("mha.context_vecs");
-  return Stage{info, StageCode(c).expand(info->code), out_proj(context_rows)};
+  return Stage{info, StageCode(c).expand(info->code),
+               make_mha(c, gen, c.d_in()).out_proj(context_rows)};
 }
 
 }  // namespace ca
