@@ -249,10 +249,10 @@ const unsigned char kRelaxedModule[] = {
 #include "exp_relaxed.inc"
 };
 
-// The relaxed module's constants (each an f32.const then f32x4.splat, in the order its steps
-// splat them; the rounding's 1.5 x 2^23 left out) against sleef.hpp's table, by bits, whether
-// or not the engine runs the module: one ulp off a coefficient changes none of the 2.7 M
-// results above.
+// The relaxed module's constants (its globals: each a v128.const of 4 equal lanes, in the order
+// they are declared; the rounding's 1.5 x 2^23 and the exponent bias, i32 0x7f, left out)
+// against sleef.hpp's table, by bits, whether or not the engine runs the module: one ulp off a
+// coefficient changes none of the 2.7 M results above.
 void check_exp_relaxed_constants() {
   using namespace ca::sleef;
   const float want[] = {kRLn2,       -kL2U,       -kL2L,         kExpPoly[0],
@@ -261,12 +261,18 @@ void check_exp_relaxed_constants() {
                         kExpOverflow};
   std::vector<float> got;
   const unsigned char* m = kRelaxedModule;
-  for (std::size_t i = 0; i + 7 <= sizeof kRelaxedModule; ++i) {
-    if (m[i] != 0x43 || m[i + 5] != 0xfd || m[i + 6] != 0x13) continue;
-    float f;
-    std::memcpy(&f, m + i + 1, 4);
-    if (f != 0x1.8p23f) got.push_back(f);
-    i += 6;
+  // A global: v128 (0x7b), mutable (1), v128.const (0xfd 0x0c), 16 bytes, end (0x0b).
+  for (std::size_t i = 0; i + 21 <= sizeof kRelaxedModule; ++i) {
+    if (m[i] != 0x7b || m[i + 1] != 1 || m[i + 2] != 0xfd || m[i + 3] != 0x0c || m[i + 20] != 0x0b)
+      continue;
+    float lane[4];
+    std::memcpy(lane, m + i + 4, 16);
+    std::uint32_t b;
+    std::memcpy(&b, lane, 4);
+    if (lane[0] != 0x1.8p23f && b != 0x7f) got.push_back(lane[0]);
+    for (int k = 1; k < 4; ++k)
+      compare("exp-relaxed-module.js", "constant's lane " + std::to_string(k), lane[0], lane[k]);
+    i += 20;
   }
   ++g_cases;
   const std::size_t n = sizeof want / sizeof want[0];
