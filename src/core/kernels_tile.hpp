@@ -66,24 +66,27 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
   const bool lower_k = g.tri == Tri::LowerK;
   const int kend = lower_k ? min_(le, i0 + MR) : le;
   const int kmain = lower_k ? min_(le, i0 + 1) : le;
-  const float* a = g.a + static_cast<long>(i0) * g.lda;
+  // Walking pointers, one per row of A and one for B: WASM's compiler (no loop strength
+  // reduction under Emscripten) would otherwise recompute every address from l at every step.
+  const float* ar[MR];
+  for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
+  const float* bl = b;
   int l = lb;
-  for (; l < kmain; ++l) {
-    const float* bl = b + static_cast<long>(l - lb) * ldb;
+  for (; l < kmain; ++l, bl += ldb) {
     T bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
     for (int r = 0; r < MR; ++r) {
-      const T x = V::set1(a[static_cast<long>(r) * g.lda + l]);
+      const T x = V::set1(*ar[r]++);
       for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
     }
   }
-  for (; l < kend; ++l) {
-    const float* bl = b + static_cast<long>(l - lb) * ldb;
+  for (; l < kend; ++l, bl += ldb) {
     T bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
     for (int r = 0; r < MR; ++r) {
+      const float ar_l = *ar[r]++;
       if (i0 + r < l) continue;  // constant bounds keep acc in registers
-      const T x = V::set1(a[static_cast<long>(r) * g.lda + l]);
+      const T x = V::set1(ar_l);
       for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
     }
   }
