@@ -105,9 +105,11 @@ test('each module is in one bundle: app.js reads the library from causal-attenti
 // (its module, loader and checks, kern) and main's posted Module (ex33): 114,515, wasm 200,518
 // (ceilings -> 114,600, 200,600). Exercise 3.3's shards one head at a time, softmax in place
 // (ex33: a third less fresh memory per Worker): 115,517, wasm 202,457 (ceilings -> 115,600,
-// 202,600).
-const MODULE_GZIP_CEILING = 115600,
-  WASM_CEILING = 202600;
+// 202,600). Issue 21's WASM kernels (wasm): the relaxed exp's constants as globals and tile()'s
+// pointer walk, +500 wasm bytes and +219 gzip on 0288fa0; on main 7035cf2 with them: 115,905,
+// wasm 203,135 (ceilings -> 116,000, 203,200).
+const MODULE_GZIP_CEILING = 116000,
+  WASM_CEILING = 203200;
 
 // The module's gzip is that of causal-attention.js (the library), causal-attention-wasm.js (the
 // glue, the element) and causal-attention-wasm-data.js (the wasm) together: what the widget's
