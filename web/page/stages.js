@@ -268,9 +268,7 @@ function lazy(want) {
     }
     if (queue.length) job = idle(step, { timeout: 250 });
     else {
-      lists.forEach(function (d) {
-        shown(d.parentNode);
-      });
+      shownAll();
       waits.push(flushThumbs(main)); // the first screen's too: complete once they are painted
       var all = waits.slice(),
         complete = function () {
@@ -305,14 +303,17 @@ export function waitFor(p) {
 function shown(section) {
   if (section && section.tagName === 'SECTION') section.classList.remove('later');
 }
+function shownAll() {
+  lists.forEach(function (d) {
+    shown(d.parentNode);
+  });
+}
 
 /** Scrolls to a stage or section. The boxes above it that wait to be built are built first,
  *  and the sections rendered: filled later, their real heights would move it from where it
  *  was scrolled to. */
 export function jump(target) {
-  lists.forEach(function (d) {
-    shown(d.parentNode);
-  });
+  shownAll();
   leaving.forEach(leave);
   var waiting = stageBoxes();
   for (var i = 0; i < waiting.length; i++) {
@@ -330,7 +331,7 @@ export function jump(target) {
  *  T = 32, ~100 ms of every edit). They get theirs once idle time has built them all. */
 export function hints() {
   scrollHints(doc, function (s) {
-    var box = s.closest('.lazy') || s.closest('.later');
+    var box = s.closest('.lazy, .later'); // the nearest: a box inside a section
     return !box || onScreen.get(box) !== false;
   });
 }
