@@ -297,6 +297,7 @@ function bind() {
   });
   // The contents jump without touching the hash, which holds the settings.
   $('toc').addEventListener('click', function (e) {
+    stages.contents(known); // before a click on its summary opens it
     var link = e.target.closest('a'),
       target = link && anchor(link.getAttribute('href').slice(1));
     if (!target) return;
@@ -344,6 +345,7 @@ function painted() {
   stages.waitFor(
     preloadPage()
       .then(function (m) {
+        stages.contents(known);
         m.map.render(store.get());
       })
       .catch(function () {}),

@@ -63,30 +63,8 @@ function beyond(api, info) {
   return first === info;
 }
 
-/** One <section> per entry of the core's section table, its stages filled in by show(), and
- *  the contents: every section and its stages (bias stages come and go with qkv_bias: left out). */
+/** One <section> per entry of the core's section table, its stages filled in by show(). */
 export function build(api) {
-  var toc = doc.getElementById('toc-list');
-  toc.replaceChildren.apply(
-    toc,
-    api.sections.map(function (info) {
-      var li = el(doc, 'li', beyond(api, info) ? 'part' : ''),
-        stages = el(doc, 'ol');
-      el(doc, 'a', { href: '#' + info.id }, info.number + ' ' + info.title, li);
-      api.stages.forEach(function (s) {
-        if (s.section === info.id && !s.bias)
-          el(
-            doc,
-            'code',
-            '',
-            s.id,
-            el(doc, 'a', { href: '#' + s.id }, undefined, el(doc, 'li', '', undefined, stages)),
-          );
-      });
-      li.appendChild(stages);
-      return li;
-    }),
-  );
   // Above the sections: the stages a preset shows first (its result: exercise 3.3's heads).
   var first = el(doc, 'div', 'stages');
   first.dataset.section = 'first';
@@ -110,6 +88,35 @@ export function build(api) {
         return section;
       }),
     ),
+  );
+}
+
+/** The contents: every section of the core's tables (known: the module or the snapshot) and
+ *  its stages (bias stages come and go with qkv_bias: left out). Built when first opened, else
+ *  with the map after the first table (app.js): in a closed <details>, they were 325 of the 817
+ *  elements built before the first frame. */
+export function contents(known) {
+  var toc = doc.getElementById('toc-list');
+  if (toc.firstChild) return;
+  toc.replaceChildren.apply(
+    toc,
+    known.sections.map(function (info) {
+      var li = el(doc, 'li', beyond(known, info) ? 'part' : ''),
+        stages = el(doc, 'ol');
+      el(doc, 'a', { href: '#' + info.id }, info.number + ' ' + info.title, li);
+      known.stages.forEach(function (s) {
+        if (s.section === info.id && !s.bias)
+          el(
+            doc,
+            'code',
+            '',
+            s.id,
+            el(doc, 'a', { href: '#' + s.id }, undefined, el(doc, 'li', '', undefined, stages)),
+          );
+      });
+      li.appendChild(stages);
+      return li;
+    }),
   );
 }
 
