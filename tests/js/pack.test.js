@@ -58,6 +58,19 @@ test('each module is in one bundle: app.js reads the library from causal-attenti
     assert.equal(where[m], 'causal-attention-wasm.js', m);
 });
 
+// app.js's functions nearly all run before the book's first table: its first line has V8
+// compile them while it streams in (pack.js's onLoad); the other scripts (the widget's library,
+// the code for later) run a part of theirs, and compile each on its first call.
+test('app.js alone opens with the compile hint for functions called on load', () => {
+  const HINT = '//# allFunctionsCalledOnLoad\n';
+  const hinted = fs
+    .readdirSync(web)
+    .filter(
+      (f) => f.endsWith('.js') && fs.readFileSync(path.join(web, f), 'utf8').startsWith(HINT),
+    );
+  assert.deepEqual(hinted, ['app.js']);
+});
+
 // The module's size, a ceiling against growth (build-scripts/budgets.js holds the page's
 // budget; build-scripts/wasm-sizes.js says where the bytes go). The wasm is read back from the
 // packed file, so what is asserted is what ships.
