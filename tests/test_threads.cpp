@@ -243,7 +243,10 @@ TEST_CASE("a shard of MultiHeadAttention and out_proj's rows have the whole run'
   const int r0 = 3, r1 = T + 5;
   const ca::Tensor rows({r1 - r0, c.d_out}, std::vector<float>(cv.data.begin() + r0 * c.d_out,
                                                                cv.data.begin() + r1 * c.d_out));
-  const ca::Stage projected = ca::mha_out_proj(c, rows);
+  const ca::Walkthrough params =
+      ca::run_walkthrough(c, {"mha.out_proj.weight", "mha.out_proj.bias"});
+  const ca::Stage projected =
+      ca::mha_out_proj(c, rows, ca::Linear(params.stages[0].tensor, params.stages[1].tensor));
   CHECK(projected.id() == "mha.context_vecs");
   for (const ca::Stage& s : whole.stages)
     if (s.id() == "mha.context_vecs") CHECK(projected.code == s.code);

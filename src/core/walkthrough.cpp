@@ -910,16 +910,13 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
   return w;
 }
 
-Stage mha_out_proj(const Config& config, const Tensor& context_rows) {
+Stage mha_out_proj(const Config& config, const Tensor& context_rows, const Linear& out_proj) {
   if (const std::string error = validate(config); !error.empty())
     throw std::invalid_argument(error);
   if (const std::string error = mha_error(config); !error.empty())
     throw std::invalid_argument(error);
-  const Config c = resolve(config);
-  Generator gen;
   const StageInfo* info = find_stage("mha.context_vecs");
-  return Stage{info, StageCode(c).expand(info->code),
-               make_mha(c, gen, c.d_in()).out_proj(context_rows)};
+  return Stage{info, StageCode(resolve(config)).expand(info->code), out_proj(context_rows)};
 }
 
 }  // namespace ca

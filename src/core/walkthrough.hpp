@@ -49,10 +49,11 @@ Walkthrough run_walkthrough(const Config& config, const std::vector<std::string>
 // "" when run_walkthrough would accept the shard for this (valid) configuration, else why not.
 std::string shard_error(const Config& config, Shard shard);
 
-// Stage mha.context_vecs for rows of its context_vec alone: out_proj of the configuration's
-// MultiHeadAttention on those rows (n, d_out), the bits of mha.context_vecs' rows. Throws
+// Stage mha.context_vecs for rows of its context_vec alone: out_proj, the configuration's
+// MultiHeadAttention's (its stages mha.out_proj.weight and .bias, given: a shard brought them,
+// nothing is drawn again), on those rows (n, d_out), the bits of mha.context_vecs' rows. Throws
 // std::invalid_argument as run_walkthrough does.
-Stage mha_out_proj(const Config& config, const Tensor& context_rows);
+Stage mha_out_proj(const Config& config, const Tensor& context_rows, const Linear& out_proj);
 
 // A run may hold at most this much (tensors kept to the end plus the largest buffers in use at
 // once): a configuration within every other limit, e.g. T = 1024 with 128 heads, would need

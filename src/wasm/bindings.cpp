@@ -389,10 +389,19 @@ val notebook(const val& config) {
   return result.set("error", error), result;
 }
 
+// v's n values into out when v is a Float32Array of n > 0 of them, else false.
+bool read_floats(const val& v, std::size_t n, std::vector<float>& out) {
+  if (!n || !js().is_view(v).as<bool>() || typed().length(v).as<std::size_t>() != n) return false;
+  out.resize(n);
+  typed().set(val(emscripten::typed_memory_view(n, out.data())), v);
+  return true;
+}
+
 // Stage mha.context_vecs {id, title, code, shape, data} for rows (n, d_out) of the
-// configuration's mha.context_vec, a Float32Array (ca::mha_out_proj: web/page/runner.js
-// splits out_proj's rows over Workers), or {error}.
-val project(const val& config, const val& rows) {
+// configuration's mha.context_vec by out_proj's weight (d_out, d_out) and bias (d_out), the
+// stages a shard brought (ca::mha_out_proj: web/page/pool.js splits out_proj's rows over
+// Workers), Float32Arrays each, or {error}.
+val project(const val& config, const val& rows, const val& weight, const val& bias) {
   val result = new_object();
   Value doc;
   std::string error = read_js(config, doc);
@@ -402,13 +411,21 @@ val project(const val& config, const val& rows) {
   const int d = parsed.config.d_out;
   const std::size_t n =
       error.empty() && js().is_view(rows).as<bool>() ? typed().length(rows).as<std::size_t>() : 0;
-  if (error.empty() && (n == 0 || n % d != 0 || n > ca::kMaxTokens * std::size_t(2 * d)))
-    error = "the rows must be a Float32Array of n * d_out values, n <= 2 * T";
+  ca::Tensor x, w, b;
+  if (error.empty() &&
+      (n % d || n > ca::kMaxTokens * std::size_t(2 * d) || !read_floats(rows, n, x.data) ||
+       !read_floats(weight, std::size_t(d) * d, w.data) || !read_floats(bias, d, b.data)))
+    error =
+        "the rows, out_proj's weight and bias must be Float32Arrays of n * d_out (n <= 2 * T), "
+        "d_out * d_out and d_out values";
   if (!error.empty()) return result.set("error", error), result;
-  ca::Tensor x({int(n / d), d});
-  typed().set(val(emscripten::typed_memory_view(n, x.data.data())), rows);
+  x.shape = {int(n / d), d};
+  w.shape = {d, d};
+  b.shape = {d};
   static StagesToJs& to_js_stage = *new StagesToJs;
-  return result.set("stage", to_js_stage.stage(ca::mha_out_proj(parsed.config, x))), result;
+  return result.set("stage", to_js_stage.stage(ca::mha_out_proj(
+                                 parsed.config, x, ca::Linear(std::move(w), std::move(b))))),
+         result;
 }
 
 // {bytes, work, multiply_adds} (ca::run_cost: the one cost model) of run(config, options), or

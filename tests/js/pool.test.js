@@ -67,9 +67,13 @@ test("a shard's stages and out_proj's rows are slices of the whole run, bit for 
   assert.equal(sha(one.data), sha(whole['mha.attn_weights'].data.subarray(0, TT)));
   const every = api.run(config, { stages: ids, shard: [0, 1, 0, 5] }).stages;
   assert.equal(sha(every[2].data), sha(whole['mha.context_vecs'].data.subarray(0, T * D)));
-  // out_proj on rows 3..41 of context_vec (across the batch elements): those of context_vecs
+  // out_proj on rows 3..41 of context_vec (across the batch elements) by its weight and bias
+  // (the stages a shard brings): those of context_vecs
   const rows = whole['mha.context_vec'].data.slice(3 * D, 42 * D);
-  const p = api.project(config, rows);
+  const [W, b] = api
+    .run(config, { stages: ['mha.out_proj.weight', 'mha.out_proj.bias'] })
+    .stages.map((s) => s.data);
+  const p = api.project(config, rows, W, b);
   assert.deepEqual(
     [p.id, p.shape, p.code],
     ['mha.context_vecs', [39, D], whole['mha.context_vecs'].code],
@@ -97,8 +101,12 @@ test("a shard's stages and out_proj's rows are slices of the whole run, bit for 
     () => api.run({ ...config, class_dropout: 0.1 }, { stages: ids, weightHeads: 1 }),
     /a shard cannot draw dropout/,
   );
-  assert.throws(() => api.project(config, new Float32Array(34)), /n \* d_out values/);
-  assert.throws(() => api.project(config, [1, 2]), /must be a Float32Array/);
+  const refused =
+    /^Error: the rows, out_proj's weight and bias must be Float32Arrays of n \* d_out \(n <= 2 \* T\), d_out \* d_out and d_out values$/;
+  assert.throws(() => api.project(config, new Float32Array(34), W, b), refused);
+  assert.throws(() => api.project(config, [1, 2], W, b), refused);
+  assert.throws(() => api.project(config, rows, b, W), refused);
+  assert.throws(() => api.project(config, rows), refused);
 });
 
 // Fresh memory is a Worker's dearest cost on a first run (each new page ~25 µs of CPU on this

@@ -226,9 +226,15 @@ function wrap(m) {
       return ordinary(r);
     },
     // Stage mha.context_vecs for n rows of the configuration's mha.context_vec (a Float32Array
-    // of n × d_out): with run's {shard}, how page/runner.js splits exercise 3.3 over Workers.
-    project: function (config, rows) {
-      var r = m.project(plainCopy(config === undefined ? {} : config, m, reader), rows);
+    // of n × d_out) by out_proj's weight and bias (its stages' data, which a shard brings): with
+    // run's {shard}, how page/runner.js splits exercise 3.3 over Workers.
+    project: function (config, rows, weight, bias) {
+      var r = m.project(
+        plainCopy(config === undefined ? {} : config, m, reader),
+        rows,
+        weight,
+        bias,
+      );
       if (r.error !== undefined) throw new Error(r.error);
       return ordinary(r.stage);
     },

@@ -21,10 +21,14 @@ export function runHere(api, config, options) {
   return { result: result, ms: performance.now() - t0, memory: api.memoryBytes() };
 }
 
-// Stage mha.context_vecs for rows of mha.context_vec (a pool's last step, page/runner.js).
-function projectHere(api, config, rows) {
+// Stage mha.context_vecs for rows of mha.context_vec by out_proj's weight and bias (a pool's
+// last step, page/pool.js).
+function projectHere(api, msg) {
   try {
-    return { stage: api.project(config, rows), memory: api.memoryBytes() };
+    return {
+      stage: api.project(msg.config, msg.project, msg.weight, msg.bias),
+      memory: api.memoryBytes(),
+    };
   } catch (e) {
     return { error: e.message };
   }
@@ -43,8 +47,8 @@ var WARM_UP = [
  *  the wasm; ready: functions called once it is compiled}. */
 export var wasm = { module: null, ready: [] };
 
-/** The Worker's side: runs each request ({config, options} or {config, project: rows}) and
- *  transfers the stages' buffers back. The page posts its compiled wasm ({wasm}) first. */
+/** The Worker's side: runs each request ({config, options} or {config, project: rows, weight,
+ *  bias}) and transfers the stages' buffers back. The page posts its compiled wasm ({wasm}) first. */
 export function serve() {
   var ready = null;
   // Once the wasm is in: the module started, and a warm-up before any request.
@@ -69,9 +73,7 @@ export function serve() {
     var msg = e.data;
     if (msg.wasm) return started((wasm.module = msg.wasm));
     started().then(function (api) {
-      var out = msg.project
-          ? projectHere(api, msg.config, msg.project)
-          : runHere(api, msg.config, msg.options),
+      var out = msg.project ? projectHere(api, msg) : runHere(api, msg.config, msg.options),
         stages = out.result ? out.result.stages : out.stage ? [out.stage] : [];
       out.id = msg.id;
       globalThis.postMessage(

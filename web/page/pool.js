@@ -66,7 +66,7 @@ export function pooled(post, config, p) {
     }
     if (want['mha.context_vecs'] && !every)
       done = done.then(function () {
-        return project(post, config, by['mha.context_vec'], outs.length, memory).then(function (s) {
+        return project(post, config, by, outs.length, memory).then(function (s) {
           by['mha.context_vecs'] = s;
         });
       });
@@ -162,16 +162,30 @@ function onDemand(st, fetch) {
   return st;
 }
 
-// mha.context_vecs from n blocks of batch element 1's rows of context_vec, each projected by a
-// Worker; element 2's rows the same.
-function project(post, config, cv, n, memory) {
-  var D = cv.shape[2],
+// mha.context_vecs from n blocks of batch element 1's rows of context_vec (by: the stages by
+// id), each projected by a Worker with the first shard's out_proj weight and bias (2.4 MB
+// copied to each: ~1 ms, where drawing the module's weights again was ~32 ms); element 2's
+// rows the same.
+function project(post, config, by, n, memory) {
+  var cv = by['mha.context_vec'],
+    D = cv.shape[2],
     rows = cv.shape[1],
     block = Math.ceil(rows / n / 4) * 4, // whole 4-row tiles of the kernels
     blocks = [];
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
     var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D);
-    blocks.push(post(i, { config: config, project: part }, [part.buffer]));
+    blocks.push(
+      post(
+        i,
+        {
+          config: config,
+          project: part,
+          weight: by['mha.out_proj.weight'].data,
+          bias: by['mha.out_proj.bias'].data,
+        },
+        [part.buffer],
+      ),
+    );
   }
   return Promise.all(blocks).then(function (outs) {
     var data = new Float32Array(B * rows * D);

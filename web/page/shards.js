@@ -24,14 +24,20 @@ export function askShards(post, config, p) {
   function has(id) {
     return p.ids.indexOf(id) >= 0;
   }
+  // out_proj's rows are projected in blocks (page/pool.js) by its weight and bias, which the
+  // first shard brings, shown or not: no Worker draws the module's weights again for them.
+  var asks = p.ids.concat(
+    n > 1 && has('mha.context_vecs') ? ['mha.out_proj.weight', 'mha.out_proj.bias'] : [],
+  );
   return {
     list: list,
     runs: list.map(function (sh, i) {
       // The parameters (2.4 MB each to copy out of the heap at GPT-2's size, into fresh
       // memory) dealt over the shards: out_proj's (mha.out_proj.*) with head 1's weights
       // (4 MB), the projections' (mha.W_query, mha.b_key, ...) over the others.
-      var ids = p.ids.filter(function (id) {
+      var ids = asks.filter(function (id, k) {
           return (
+            asks.indexOf(id) === k &&
             PARAMETER.test(id) &&
             (n < 2 || /out_proj/.test(id)
               ? 0
