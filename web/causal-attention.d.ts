@@ -307,9 +307,10 @@ export interface Api {
    *  stage id; a run too big to compute still has a cost. */
   cost(config?: Config, options?: RunOptions): RunCost;
   /** Stage mha.context_vecs, (n, d_out), for n rows of the configuration's mha.context_vec
-   *  (n × d_out values): out_proj on them, mha.context_vecs' rows bit for bit (with `shard`,
-   *  how the page splits exercise 3.3 over Workers). */
-  project(config: Config, rows: Float32Array): Stage;
+   *  (n × d_out values): out_proj on them by its weight (d_out × d_out) and bias (d_out), the
+   *  data of stages mha.out_proj.weight and mha.out_proj.bias, mha.context_vecs' rows bit for
+   *  bit (with `shard`, how the page splits exercise 3.3 over Workers). */
+  project(config: Config, rows: Float32Array, weight: Float32Array, bias: Float32Array): Stage;
   /** The core's presets by name. */
   readonly presets: Readonly<Record<string, Preset>>;
   /** Every stage id in walkthrough order, bias stages included. */
