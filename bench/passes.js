@@ -10,7 +10,8 @@
 // The WASM sides run as Chromium does, with relaxed SIMD (Node 20 needs
 // --experimental-wasm-relaxed-simd: the exp then takes exp_relaxed.cpp's path where the engine
 // fuses relaxed_madd); --simd128 runs them without it (the SIMD128 exp, as Node runs by
-// default). Each side's exp path is printed above its table.
+// default). Each side's exp path is printed above its table, and under it the first round's
+// proj (the least over a side's processes), which WASM runs in the tier each call starts in.
 'use strict';
 const path = require('path');
 const os = require('os');
@@ -45,7 +46,8 @@ if (base) sides.push(['base', [...node, path.join(path.resolve(base), 'ca-passes
 const fmt = (x) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
 for (const shape of shapes) {
   const best = {},
-    exp = {};
+    exp = {},
+    first = {};
   for (let r = 0; r < repeat; r++)
     for (const [name, cmd] of sides) {
       const extra = name === 'native' && isa ? [isa] : [];
@@ -57,6 +59,8 @@ for (const shape of shapes) {
       exp[name] = res.exp;
       const b = (best[name] ??= {});
       for (const [pass, [min]] of Object.entries(passes)) b[pass] = Math.min(b[pass] ?? min, min);
+      const f = passes.proj[2];
+      if (f !== undefined) first[name] = Math.min(first[name] ?? f, f);
     }
   const load = os
     .loadavg()
@@ -75,4 +79,6 @@ for (const shape of shapes) {
       row.push(`${(best.base[pass] / n).toFixed(2)}x`, `${(w / best.base[pass]).toFixed(2)}x`);
     console.log(`| ${row.join(' | ')} |`);
   }
+  const firsts = sides.map(([n]) => `${n} ${first[n] === undefined ? '-' : fmt(first[n])}`);
+  console.log(`first round's proj, ms: ${firsts.join(', ')}`);
 }
