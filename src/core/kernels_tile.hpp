@@ -193,10 +193,12 @@ __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, 
     const int w = min_(NR, nc - s * NR), pw = (w + W - 1) / W * W;
     float* p = packed + static_cast<long>(s) * NR * KC;
     if (g.bt) {
-      for (int x = 0; x < pw; ++x) {
-        const float* src = g.b + static_cast<long>(jc + s * NR + min_(x, w - 1)) * g.ldb + pc;
-        for (int l = 0; l < kc; ++l) p[l * pw + x] = x < w ? src[l] : 0.0f;
-      }
+      // Row by row of the strip: its pw columns are read ldb apart, written contiguously (a
+      // column at a time wrote kc lines 64 B apart per column, more than L1 holds: 2.4x slower).
+      const float* src = g.b + static_cast<long>(jc + s * NR) * g.ldb + pc;
+      for (int l = 0; l < kc; ++l)
+        for (int x = 0; x < pw; ++x)
+          p[l * pw + x] = x < w ? src[static_cast<long>(x) * g.ldb + l] : 0.0f;
     } else {
       for (int l = 0; l < kc; ++l) {
         const float* src = g.b + static_cast<long>(pc + l) * g.ldb + jc + s * NR;
