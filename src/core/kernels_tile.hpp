@@ -210,9 +210,8 @@ __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, 
 }
 
 // Rows [ic, ie) of C over the packed block: columns [jc, jc + nc), l in [pc, pc + kc). A call
-// of its own (noinline; in WASM through a pointer, see gemm_blocked), so that a long gemm is many
-// calls: V8 runs a wasm function's call to its end in the code it started in (no on-stack
-// replacement), and only the first calls are its baseline (Liftoff) code.
+// of its own (noinline), so that a long gemm is many calls: V8 runs a wasm function's call to
+// its end in the code it started in, and only the first calls are its baseline (Liftoff) code.
 template <class V>
 __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, int ic, int ie,
                                           int jc, int nc, int pc, int kc) {
@@ -245,15 +244,6 @@ void gemm_blocked(const Args& g) {
   constexpr int KC = Blocks<V>::KC, MC = Blocks<V>::MC;
   static_assert(MC % MR == 0, "row blocks of whole tiles");
   float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
-#if defined(__wasm__)
-  // wasm-opt inlines a function that has one caller whatever its noinline: row_blocks went
-  // into the gemm's one function, and a fresh instance's first big gemm ran in Liftoff to its
-  // end (5.7x slower: the first 1024 x 768 x 768 projection ~+170 ms). A pointer keeps the call.
-  static void (*volatile row_blocks_)(const Args&, const float*, int, int, int, int, int, int) =
-      row_blocks<V>;
-#else
-  constexpr auto row_blocks_ = row_blocks<V>;
-#endif
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
   // LowerOut: only columns j <= i, so none past the last row.
   const int n = lower_out ? min_(g.n, g.m) : g.n;
@@ -264,7 +254,7 @@ void gemm_blocked(const Args& g) {
       pack_block<V>(g, packed, jc, nc, pc, kc);
       // LowerK: rows i < pc take nothing from this block.
       for (int ic = lower_k ? pc / MR * MR : 0; ic < g.m; ic += MC)
-        row_blocks_(g, packed, ic, min_(g.m, ic + MC), jc, nc, pc, kc);
+        row_blocks<V>(g, packed, ic, min_(g.m, ic + MC), jc, nc, pc, kc);
     }
   }
 }
