@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <random>
@@ -247,6 +248,36 @@ TEST_CASE("MultiHeadAttention with one head and an identity out_proj is CausalAt
     INFO("trial " << trial);
     CHECK_THAT(test::floats("MultiHeadAttention", mha.forward(x, d1)),
                test::BitEqual(ca.forward(x, d2), "CausalAttention's"));
+  }
+}
+
+// forward keeps its projections (and MultiHeadAttention's context before out_proj) in the
+// module's scratch: on a second call of the same size only the returned tensor is new memory,
+// and a smaller or larger batch in between changes no bit (against a copy, whose scratch is empty).
+TEST_CASE("forward reuses its buffers from call to call, with a fresh module's bits", "[chapter]") {
+  const int d_in = 10, d = 12;
+  ca::Generator g(4);
+  const ca::CausalAttention causal(d_in, d, 16, 0.0, true, g);
+  ca::MultiHeadAttention mha(d_in, d, 16, 0.0, 3, true, g);
+  mha.training = false;
+  const std::vector<std::array<int, 2>> sizes = {{2, 7}, {1, 4}, {3, 9}, {3, 9}, {2, 7}};
+  for (std::size_t n = 0; n < sizes.size(); ++n) {
+    const auto [B, T] = sizes[n];
+    const ca::Tensor x = random_batch(B, T, d_in, int(n));
+    const ca::CausalAttention fresh_causal = causal;  // copies start with an empty scratch
+    const ca::MultiHeadAttention fresh_mha = mha;
+    ca::Generator g1(1), g2(1);
+    const unsigned long long before = test::allocated_bytes();
+    const ca::Tensor a = causal.forward(x, g1), m = mha.forward(x, g1);
+    const unsigned long long bytes = test::allocated_bytes() - before;
+    INFO("call " << n << ": B " << B << ", T " << T);
+    CHECK_THAT(test::floats("CausalAttention", a),
+               test::BitEqual(fresh_causal.forward(x, g2), "a fresh module's"));
+    CHECK_THAT(test::floats("MultiHeadAttention", m),
+               test::BitEqual(fresh_mha.forward(x, g2), "a fresh module's"));
+    // The same size again: the two outputs (and their shapes), nothing the size of q, k or v.
+    const std::size_t out = 2 * std::size_t(B) * T * d * sizeof(float);
+    if (n == 3) CHECK(bytes < out + std::size_t(B) * T * d * sizeof(float) / 2);
   }
 }
 

@@ -63,6 +63,21 @@ Tensor columns(const Linear& l, const Tensor& x, int c0, int c1) {
   return columns(l, x.data.data(), x.shape, c0, c1);
 }
 
+#ifndef __EMSCRIPTEN__
+// l(x) into `kept`, a module's buffer (AttentionScratch): the same pages on every call.
+Tensor& project(const Linear& l, const Tensor& x, Tensor& kept) {
+  const int k = l.weight.shape[1], n = l.weight.shape[0];
+  if (x.shape.empty() || x.shape.back() != k) return kept = l(x);  // throws l's message
+  kept.shape = x.shape;
+  kept.shape.back() = n;
+  kept.data.resize(Tensor::numel_of(kept.shape));  // every value is written
+  const int rows = static_cast<int>(x.numel() / k);
+  linear_forward(MatrixMap(kept.data.data(), rows, n), ConstMatrixMap(x.data.data(), rows, k),
+                 l.weight.matrix(), l.bias ? l.bias->data.data() : nullptr);
+  return kept;
+}
+#endif
+
 }  // namespace
 
 Tensor Linear::operator()(const Tensor& x) const { return columns(*this, x, 0, weight.rows()); }
@@ -341,7 +356,13 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
                                 " tokens exceed context_length " + decimal(context_length));
   }
   check_dropout(dropout_p);
+#ifdef __EMSCRIPTEN__
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
+#else
+  const Tensor &queries = project(W_query, x, scratch.queries),
+               &keys = project(W_key, x, scratch.keys),
+               &values = project(W_value, x, scratch.values);
+#endif
   Tensor context({B, T, d_out});
   causal_heads(context, queries, keys, values, 1, score_divisor(d_out, scale), dropout_p, training,
                gen, rng, scratch);
@@ -452,10 +473,20 @@ float MultiHeadAttention::prescaled(Tensor& queries) const {
 
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   check_input(x.shape, context_length);
+#ifdef __EMSCRIPTEN__
   Tensor queries = W_query(x);
   const Tensor keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   const float divisor = prescaled(queries);
   Tensor context(queries.shape);
+#else
+  Tensor& queries = project(W_query, x, scratch.queries);
+  const Tensor &keys = project(W_key, x, scratch.keys),
+               &values = project(W_value, x, scratch.values);
+  Tensor& context = scratch.context;  // every value is written
+  context.shape = queries.shape;
+  context.data.resize(queries.numel());
+  const float divisor = prescaled(queries);
+#endif
   causal_heads(context, queries, keys, values, num_heads, divisor, dropout_p, training, gen, rng,
                scratch);
   return out_proj(context);
