@@ -33,8 +33,9 @@ namespace {
 // y (..., n) = x (..., k) @ w_t^T for w_t (n, k), every leading dim of x folded into rows; plus
 // bias (n) when given. nn.Linear passes its weight, matmul the transpose of its w.
 // x: the values of a tensor of that shape (a shard's batch elements are read in place).
-Tensor fold_rows(const float* x, std::vector<int> shape, const MatrixIn& w_t, const float* bias,
-                 const char* who, const char* what) {
+// Into y, whose buffer is reused (every value is written).
+Tensor& fold_rows(const float* x, std::vector<int> shape, const MatrixIn& w_t, const float* bias,
+                  const char* who, const char* what, Tensor& y) {
   const int k = int(w_t.cols()), n = int(w_t.rows());
   if (shape.empty() || shape.back() != k) {
     throw std::invalid_argument(std::string(who) + ": input has " +
@@ -43,9 +44,16 @@ Tensor fold_rows(const float* x, std::vector<int> shape, const MatrixIn& w_t, co
   }
   const int rows = static_cast<int>(Tensor::numel_of(shape) / k);
   shape.back() = n;
-  Tensor y(std::move(shape));
+  y.shape = std::move(shape);
+  y.data.resize(Tensor::numel_of(y.shape));
   linear_forward(MatrixMap(y.data.data(), rows, n), ConstMatrixMap(x, rows, k), w_t, bias);
   return y;
+}
+
+Tensor fold_rows(const float* x, std::vector<int> shape, const MatrixIn& w_t, const float* bias,
+                 const char* who, const char* what) {
+  Tensor y;
+  return std::move(fold_rows(x, std::move(shape), w_t, bias, who, what, y));
 }
 
 Tensor fold_rows(const Tensor& x, const MatrixIn& w_t, const float* bias, const char* who,
@@ -66,15 +74,8 @@ Tensor columns(const Linear& l, const Tensor& x, int c0, int c1) {
 #ifndef __EMSCRIPTEN__
 // l(x) into `kept`, a module's buffer (AttentionScratch): the same pages on every call.
 Tensor& project(const Linear& l, const Tensor& x, Tensor& kept) {
-  const int k = l.weight.shape[1], n = l.weight.shape[0];
-  if (x.shape.empty() || x.shape.back() != k) return kept = l(x);  // throws l's message
-  kept.shape = x.shape;
-  kept.shape.back() = n;
-  kept.data.resize(Tensor::numel_of(kept.shape));  // every value is written
-  const int rows = static_cast<int>(x.numel() / k);
-  linear_forward(MatrixMap(kept.data.data(), rows, n), ConstMatrixMap(x.data.data(), rows, k),
-                 l.weight.matrix(), l.bias ? l.bias->data.data() : nullptr);
-  return kept;
+  return fold_rows(x.data.data(), x.shape, l.weight.matrix(),
+                   l.bias ? l.bias->data.data() : nullptr, "Linear", "features", kept);
 }
 #endif
 
