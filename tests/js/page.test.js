@@ -451,6 +451,27 @@ pageTest(
   },
 );
 
+pageTest('a hash the reader sets is followed once', async (open) => {
+  // Setting location.hash fires popstate and hashchange both (Chromium): each used to navigate,
+  // and a heavy configuration ran twice in a Worker, the second queued behind the first.
+  const page = await open();
+  await page.evaluate(() => {
+    window.__runs = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, transfer) {
+      if (msg && msg.config) window.__runs.push(JSON.stringify(msg.config));
+      return post.call(this, msg, transfer);
+    };
+    location.hash = '#inputs=randn:256,256&d_out=256';
+  });
+  await page.waitForFunction(() => document.getElementById('randn_tokens').value === '256');
+  await settled(page);
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
+  const runs = await page.evaluate(() => window.__runs);
+  assert.equal(runs.length, 1, `runs in a Worker: ${runs.join(' | ')}`);
+  assert.deepEqual(JSON.parse(runs[0]).inputs, { randn: [256, 256] });
+});
+
 pageTest('the mkl generator gives the dropout tables of seed 000 exactly', async (open) => {
   const page = await open();
   await page.selectOption('#rng', 'mkl');

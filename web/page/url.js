@@ -13,7 +13,7 @@ import { parse, stringify } from '../hash.js';
 import * as store from './store.js';
 import { isRecord, merge } from '../lib/own.js';
 
-var written = null, // the hash this page last wrote: its own hashchange is not a navigation
+var written = null, // the hash this page last wrote or followed: not a navigation when seen again
   due = null, // the state whose hash waits to be written
   frame = 0;
 
@@ -124,9 +124,13 @@ export function start(navigate) {
     }
     slide = s.lecture.on ? s.lecture.stage : '';
   });
+  // One move of the reader's can fire both events (setting location.hash: popstate, then
+  // hashchange): it is followed once.
   function moved() {
     due = null; // the reader's address wins over an edit's not yet written
-    if (location.hash !== written) navigate(location.hash);
+    if (location.hash === written) return;
+    written = location.hash;
+    navigate(location.hash);
   }
   addEventListener('pagehide', flush);
   addEventListener('hashchange', moved);
