@@ -324,10 +324,11 @@ test("an edit's frame paints the tables, the map follows after it", async () => 
   await suite.done(w);
 });
 
-// The first frame lays out and paints the first section only: the sections below it (their
-// headings, intros and placeholders were a third of the first layout's objects) skip style,
-// layout and paint (.later: content-visibility) until idle time reaches their boxes, and a
-// jump renders them all before it scrolls, so that it lands where it aims.
+// The first frame lays out and paints the first section only, and of it the first box: the
+// sections below it (their headings, intros and placeholders were a third of the first
+// layout's objects) skip style, layout and paint (.later: content-visibility) until idle time
+// reaches their boxes, and a jump renders them all before it scrolls, so that it lands where
+// it aims.
 test('the first frame renders the first section only; idle time and jumps render the others', async () => {
   const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   await page.addInitScript(() => {
@@ -340,6 +341,9 @@ test('the first frame renders the first section only; idle time and jumps render
           later: s.classList.contains('later'),
           rendered: s.querySelector('h2').checkVisibility({ contentVisibilityAuto: true }),
         }));
+        window.__built = Array.from(document.querySelectorAll('#main .stage'))
+          .filter((b) => b.firstChild)
+          .map((b) => b.dataset.stage);
       });
     }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] });
   });
@@ -347,6 +351,12 @@ test('the first frame renders the first section only; idle time and jumps render
   assert.equal(await ready(page), '1');
   const first = await page.evaluate(() => window.__sections);
   assert.ok(first.length > 10, `${first.length} sections`);
+  // of the first section, the first box only (stages.js's FIRST_BOXES): the first table
+  const boxes = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('#main .stage'), (b) => [b.dataset.stage, !!b.firstChild]),
+  );
+  assert.deepEqual(await page.evaluate(() => window.__built), [boxes[0][0]], 'boxes built first');
+  assert.ok(boxes.length > 50 && boxes.every((b) => b[1]), 'every box built once complete');
   assert.deepEqual(
     first.map((s) => s.rendered),
     first.map((s, k) => k === 0),

@@ -19,8 +19,10 @@ var doc = document,
   main = doc.getElementById('main'),
   lists = [], // the div.stages[data-section] (build()): the stage boxes are their children
   // FIRST_BOXES, FIRST_CELLS: the new stage boxes, and their cells, built at once (the first
-  // screen); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms.
-  FIRST_BOXES = 2,
+  // table); the rest when seen or in idle time. Laying out the book's 60 boxes took 150 ms;
+  // the book's second box (722 px down at desktop widths, past a phone's first screen) was 57
+  // of the first frame's 496 elements and a fifth of its layout: it follows in the next frames.
+  FIRST_BOXES = 1,
   FIRST_CELLS = 2000;
 // Per box, kept off the DOM nodes: what it waits to show ([st, wt, opts]), whether it is on
 // screen (true/false; absent: not known yet), and a box that builds itself (its fill function).
