@@ -167,11 +167,20 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   assert.equal(Object.keys(want).length, 7);
   const TT = 1024 * 1024,
     head23 = sha(weights.subarray(23 * TT, 24 * TT)); // batch element 2, head 12
-  for (const [cores, line, shards] of [
-    [1, 'in a Worker', 1], // batch element 1, out_proj included (element 2 is a copy)
-    [2, 'in 2 Workers', 2], // 6 heads of element 1 each, then out_proj's rows in 2 blocks
-    [3, 'in 3 Workers', 3],
-    [4, 'in 4 Workers', 4], // 3 heads each, then out_proj's rows in 4 blocks
+  // Each shard's stages (web/page/shards.js): every parameter once, out_proj's with the first
+  // shard (with head 1's weights), the projections' dealt over the others.
+  const [Wq, Wk, Wv, Wo, bo] = ['W_query', 'W_key', 'W_value', 'out_proj.weight', 'out_proj.bias'],
+    cv = 'context_vec',
+    aw = 'attn_weights',
+    first = [Wo, bo, cv, aw];
+  for (const [cores, line, stages] of [
+    // batch element 1, out_proj included (element 2 is a copy)
+    [1, 'in a Worker', [[Wq, Wk, Wv, Wo, bo, 'context_vecs', aw]]],
+    // 6 heads of element 1 each, then out_proj's rows in 2 blocks
+    [2, 'in 2 Workers', [first, [Wq, Wk, Wv, cv]]],
+    [3, 'in 3 Workers', [first, [Wq, Wv, cv], [Wk, cv]]],
+    // 3 heads each, then out_proj's rows in 4 blocks
+    [4, 'in 4 Workers', [first, [Wq, cv], [Wk, cv], [Wv, cv]]],
   ]) {
     const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
     await page.addInitScript((n) => {
@@ -217,8 +226,8 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
     // of that head on the way to the result)
     const early = (await page.evaluate(() => window.asked)).filter(([, done]) => !done);
     assert.deepEqual(
-      early.map(([o]) => [o.stages.includes('mha.attn_weights'), o.weightHeads || 0]),
-      [[true, 1], ...Array(shards - 1).fill([false, 0])],
+      early.map(([o]) => [o.stages, o.weightHeads || 0]),
+      stages.map((ids, i) => [ids.map((id) => 'mha.' + id), i ? 0 : 1]),
       `${cores} cores: the runs before the result`,
     );
     // Only what is shown crossed: batch element 2's heads are computed when first looked at.

@@ -15,6 +15,13 @@ export function shards(n, H) {
   return out;
 }
 
+// The shard of n that brings parameter id (mha.W_query, mha.b_key, ..., mha.out_proj.bias).
+function dealt(id, n) {
+  return n < 2 || /out_proj/.test(id)
+    ? 0
+    : 1 + (['query', 'key', 'value'].indexOf(id.slice(6)) % (n - 1)); // mha.W_query: 'query'
+}
+
 /** Plan p's shards ({c: the resolved config, ids: the stages asked for, n: the pool's size})
  *  posted: post(i, msg) is Worker i's reply to msg. Returns {list: the shards, runs:
  *  their replies (promises)}; with one shard, it projects its rows itself. */
@@ -24,25 +31,19 @@ export function askShards(post, config, p) {
   function has(id) {
     return p.ids.indexOf(id) >= 0;
   }
-  // out_proj's rows are projected in blocks (page/pool.js) by its weight and bias, which the
-  // first shard brings, shown or not: no Worker draws the module's weights again for them.
-  var asks = p.ids.concat(
-    n > 1 && has('mha.context_vecs') ? ['mha.out_proj.weight', 'mha.out_proj.bias'] : [],
-  );
+  // The stages asked for, each once, and out_proj's parameters when its rows are projected in
+  // blocks (page/pool.js) by its weight and bias, which the first shard brings, shown or not: no
+  // Worker draws the module's weights again for them.
+  var asks = new Set(p.ids);
+  if (n > 1 && has('mha.context_vecs')) asks.add('mha.out_proj.weight').add('mha.out_proj.bias');
   return {
     list: list,
     runs: list.map(function (sh, i) {
-      // The parameters (2.4 MB each to copy out of the heap at GPT-2's size, into fresh
-      // memory) dealt over the shards: out_proj's (mha.out_proj.*) with head 1's weights
-      // (4 MB), the projections' (mha.W_query, mha.b_key, ...) over the others.
-      var ids = asks.filter(function (id, k) {
-          return (
-            asks.indexOf(id) === k &&
-            PARAMETER.test(id) &&
-            (n < 2 || /out_proj/.test(id)
-              ? 0
-              : 1 + (['query', 'key', 'value'].indexOf(id.slice(6)) % (n - 1))) === i
-          );
+      // The parameters (2.4 MB each to copy out of the heap at GPT-2's size, into fresh memory)
+      // dealt over the shards: out_proj's (mha.out_proj.*) with head 1's weights (4 MB), the
+      // projections' (mha.W_query, mha.b_key, ...) over the others.
+      var ids = Array.from(asks).filter(function (id) {
+          return PARAMETER.test(id) && dealt(id, n) === i;
         }),
         options = { stages: ids, shard: sh };
       if (has('mha.context_vec') || (has('mha.context_vecs') && n > 1)) ids.push('mha.context_vec');
