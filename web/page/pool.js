@@ -15,21 +15,21 @@ function stageOf(out, id) {
   })[0];
 }
 
+// A stage put together from parts: stage s's id, title and code with its own shape and data.
+function like(s, shape, data) {
+  return { id: s.id, title: s.title, code: s.code, shape: shape, data: data };
+}
+
 /** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
  *  order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
  *  Worker i's reply to msg. */
 export function pooled(post, config, p) {
   var asked = askShards(post, config, p),
-    t0 = p.t0,
-    want = {},
+    want = new Set(p.ids), // the stages asked for
     H = p.c.num_heads,
     list = asked.list,
-    every = list.length === 1,
     memory = [],
-    by = {}; // the stages shown, by id
-  p.ids.forEach(function (id) {
-    want[id] = true;
-  });
+    by = {}; // the stages put together, by id: those shown, and what out_proj's blocks read
   // Each reply's rows are put in place when it comes: the whole stage's new memory (6 MB at
   // GPT-2's size, ~40 ms of faults on this VM) is then touched while the other shards still
   // run, not after the last one.
@@ -37,7 +37,7 @@ export function pooled(post, config, p) {
     return run.then(function (o) {
       ['mha.context_vec', 'mha.context_vecs'].forEach(function (id) {
         var st = stageOf(o, id);
-        if (st) by[id] = place(by[id], st, list, i, H, want[id] ? B : 1);
+        if (st) by[id] = place(by[id], st, list, i, H, want.has(id) ? B : 1);
       });
       return o;
     });
@@ -45,8 +45,6 @@ export function pooled(post, config, p) {
   return Promise.all(runs).then(function (outs) {
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
-    });
-    outs.forEach(function (o) {
       o.result.stages.forEach(function (s) {
         if (PARAMETER.test(s.id)) by[s.id] = s;
       });
@@ -54,17 +52,13 @@ export function pooled(post, config, p) {
     var s = stageOf(outs[0], 'mha.attn_weights'),
       done = Promise.resolve();
     if (s) {
-      by[s.id] = onDemand(
-        { id: s.id, title: s.title, code: s.code, shape: [B, H, s.shape[2], s.shape[3]] },
-        function (k0, k1) {
-          return heads(post, config, p, k0, k1).then(function (got) {
-            return got.data;
-          });
-        },
-      );
+      by[s.id] = onDemand(like(s, [B, H, s.shape[2], s.shape[3]]), function (k0, k1) {
+        return heads(post, config, p, k0, k1);
+      });
       by[s.id].slices[0] = s.data;
     }
-    if (want['mha.context_vecs'] && !every)
+    // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
+    if (want.has('mha.context_vecs') && list.length > 1)
       done = done.then(function () {
         return project(post, config, by, outs.length, memory).then(function (s) {
           by['mha.context_vecs'] = s;
@@ -73,14 +67,14 @@ export function pooled(post, config, p) {
     return done.then(function () {
       var stages = p.order
         .filter(function (id) {
-          return want[id] && by[id];
+          return want.has(id) && by[id];
         })
         .map(function (id) {
           return by[id];
         });
       return {
         result: { config: outs[0].result.config, stages: stages },
-        ms: performance.now() - t0,
+        ms: performance.now() - p.t0,
         memory: memory.reduce(function (a, b) {
           return a + b;
         }, 0),
@@ -91,7 +85,7 @@ export function pooled(post, config, p) {
   });
 }
 
-// Matrices k0..k1-1 (b·H + h) of mha.attn_weights as one stage: each batch element's heads
+// Matrices k0..k1-1 (b·H + h) of mha.attn_weights, one Float32Array: each batch element's heads
 // split in as many parts as the pool has Workers, each part a shard of batch element 1's heads
 // (element 2's are the same) with only the weights asked for, taken by the first Worker free.
 function heads(post, config, p, k0, k1) {
@@ -122,7 +116,7 @@ function heads(post, config, p, k0, k1) {
         data.set(o.result.stages[0].data, at);
         return at + o.result.stages[0].data.length;
       }, 0);
-    return { id: first.id, title: first.title, code: first.code, shape: first.shape, data: data };
+    return data;
   });
 }
 
@@ -193,8 +187,7 @@ function project(post, config, by, n, memory) {
       for (var b = 0; b < B; b++) data.set(o.stage.data, (b * rows + i * block) * D);
       memory[i] = Math.max(memory[i] || 0, o.memory);
     });
-    var s = outs[0].stage;
-    return { id: s.id, title: s.title, code: s.code, shape: [B, rows, D], data: data };
+    return like(outs[0].stage, [B, rows, D], data);
   });
 }
 
@@ -207,14 +200,7 @@ function place(into, s, list, k, H, n) {
     T = s.shape[1],
     D = (s.shape[2] * H) / (sh[3] - sh[2]),
     w = s.shape[2]; // the shard's columns
-  if (!into)
-    into = {
-      id: s.id,
-      title: s.title,
-      code: s.code,
-      shape: [n, T, D],
-      data: new Float32Array(n * T * D),
-    };
+  if (!into) into = like(s, [n, T, D], new Float32Array(n * T * D));
   for (var b = 0; b < n; b++)
     if (w === D) into.data.set(s.data, b * T * D);
     else
