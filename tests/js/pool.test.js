@@ -278,3 +278,81 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
     await page.close();
   }
 });
+
+// out_proj's weight and bias (2.4 MB) go to each Worker once for the settings (web/page/pool.js;
+// lib/worker.js keeps them): the same settings again (a link to a stage of the preset) send
+// none, other settings send theirs, and Workers that replace a dead one get them again.
+test("out_proj's weight and bias go to each Worker once for the settings", async () => {
+  const api = await loadApi();
+  const gpt2 = api.presets.gpt2.config,
+    other = { ...gpt2, qkv_bias: true },
+    ids = ['mha.out_proj.weight', 'mha.context_vecs'],
+    want = (config) => api.run(config, { stages: ids }).stages.map((s) => sha(s.data));
+  const [w1, cv1] = want(gpt2),
+    [w2, cv2] = want(other);
+  assert.notEqual(w2, w1, "qkv_bias's draws change out_proj's weight");
+  const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 });
+    // Per run, whether each block's message carried the weight and bias; window.die: the next
+    // shard's Worker fails (its onerror: page/runner.js stops the pool, the shards run here).
+    const post = Worker.prototype.postMessage;
+    window.blocks = [];
+    window.die = false;
+    Worker.prototype.postMessage = function (msg, transfer) {
+      if (msg && msg.project) window.blocks.push([!!msg.out_proj?.weight, !!msg.out_proj?.bias]);
+      if (msg && msg.options && window.die) {
+        window.die = false;
+        this.onerror(new Event('error'));
+      }
+      return post.call(this, msg, transfer);
+    };
+  });
+  // The page's run of a hash: [the blocks' messages, mha.context_vecs' hash].
+  const run = async (hash, die) => {
+    await page.evaluate(
+      ([h, d]) => {
+        window.blocks = [];
+        window.die = d;
+        document.getElementById('progress')?.removeAttribute('data-state');
+        location.hash = h;
+      },
+      [hash, die],
+    );
+    // done, or hidden while running: the run failed (the form says why)
+    await page.waitForSelector('#progress[data-state="done"], #progress[hidden]', {
+      state: 'attached',
+      timeout: 300000,
+    });
+    return page.evaluate(async () => {
+      const s = CausalAttention.__modules['page/store.js']
+        .get()
+        .result.stages.find((x) => x.id === 'mha.context_vecs');
+      const d = await crypto.subtle.digest('SHA-256', s.data);
+      return [
+        window.blocks,
+        Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, '0')).join(''),
+      ];
+    });
+  };
+  const both = [
+      [true, true],
+      [true, true],
+    ],
+    none = [
+      [false, false],
+      [false, false],
+    ];
+  await page.goto(suite.server.url + 'index.html');
+  assert.deepEqual(await run('#preset=gpt2', false), [both, cv1], 'first run');
+  const again = await run('#preset=gpt2&stage=mha.context_vecs', false);
+  assert.deepEqual(again, [none, cv1], 'the same settings again');
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias', false), [both, cv2], 'other settings');
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias&stage=mha.context_vecs', false), [none, cv2]);
+  assert.match(await page.locator('#progress').textContent(), / in 2 Workers; /);
+  // The same settings, and a Worker dies at its shard: the shards run on the main thread,
+  // out_proj's blocks in new Workers, which are sent the weight and bias again.
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [both, cv2], 'after a death');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -9,29 +9,26 @@ import { glue } from './lazy.js';
 export var inWorker =
   typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 
-// One run: {result: {config, stages}, ms: time of api.run, memory: wasm bytes} or {error}.
-export function runHere(api, config, options) {
-  var t0 = performance.now(),
-    result;
-  try {
-    result = api.run(config, options);
-  } catch (e) {
-    return { error: e.message };
-  }
-  return { result: result, ms: performance.now() - t0, memory: api.memoryBytes() };
-}
+// out_proj's weight and bias, kept from the block that brought them: page/pool.js sends them
+// once per Worker and settings.
+var kept = {};
 
-// Stage mha.context_vecs for rows of mha.context_vec by out_proj's weight and bias (a pool's
-// last step, page/pool.js).
-function projectHere(api, msg) {
+// One run, {result: {config, stages}, ms: its time, memory: wasm bytes} or {error}: api.run's,
+// or with rows, stage mha.context_vecs for those rows of mha.context_vec by out_proj's weight
+// and bias (result: {stages: [it]}: a pool's last step, page/pool.js).
+export function runHere(api, config, options, rows) {
+  var t0 = performance.now(),
+    out;
   try {
-    return {
-      stage: api.project(msg.config, msg.project, msg.weight, msg.bias),
-      memory: api.memoryBytes(),
-    };
+    out = rows
+      ? { result: { stages: [api.project(config, rows, kept.weight, kept.bias)] } }
+      : { result: api.run(config, options) };
   } catch (e) {
     return { error: e.message };
   }
+  out.ms = performance.now() - t0;
+  out.memory = api.memoryBytes();
+  return out;
 }
 
 // A MultiHeadAttention shard of 16 tokens (~20 ms): the functions a run calls are compiled on
@@ -47,8 +44,9 @@ var WARM_UP = [
  *  the wasm; ready: functions called once it is compiled}. */
 export var wasm = { module: null, ready: [] };
 
-/** The Worker's side: runs each request ({config, options} or {config, project: rows, weight,
- *  bias}) and transfers the stages' buffers back. The page posts its compiled wasm ({wasm}) first. */
+/** The Worker's side: runs each request ({config, options} or {config, project: rows, and
+ *  out_proj: {weight, bias} unless kept}) and transfers the stages' buffers back. The page
+ *  posts its compiled wasm ({wasm}) first. */
 export function serve() {
   var ready = null;
   // Once the wasm is in: the module started, and a warm-up before any request.
@@ -73,8 +71,9 @@ export function serve() {
     var msg = e.data;
     if (msg.wasm) return started((wasm.module = msg.wasm));
     started().then(function (api) {
-      var out = msg.project ? projectHere(api, msg) : runHere(api, msg.config, msg.options),
-        stages = out.result ? out.result.stages : out.stage ? [out.stage] : [];
+      if (msg.out_proj) kept = msg.out_proj;
+      var out = runHere(api, msg.config, msg.options, msg.project),
+        stages = out.result ? out.result.stages : [];
       out.id = msg.id;
       globalThis.postMessage(
         out,

@@ -45,6 +45,7 @@ export function pooled(post, config, p) {
   return Promise.all(runs).then(function (outs) {
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
+      if (o.where !== 'worker') sent = []; // a Worker died: new ones keep nothing
       o.result.stages.forEach(function (s) {
         if (PARAMETER.test(s.id)) by[s.id] = s;
       });
@@ -156,38 +157,37 @@ function onDemand(st, fetch) {
   return st;
 }
 
+// sent[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps
+// (lib/worker.js).
+var sent = [];
+
 // mha.context_vecs from n blocks of batch element 1's rows of context_vec (by: the stages by
-// id), each projected by a Worker with the first shard's out_proj weight and bias (2.4 MB
-// copied to each: ~1 ms, where drawing the module's weights again was ~32 ms); element 2's
-// rows the same.
+// id), each projected by a Worker with the first shard's out_proj weight and bias (where drawing
+// the module's weights again was ~32 ms), sent to each Worker once for the settings (2.4 MB
+// cloned, ~1 ms); element 2's rows the same.
 function project(post, config, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
     rows = cv.shape[1],
     block = Math.ceil(rows / n / 4) * 4, // whole 4-row tiles of the kernels
+    key = JSON.stringify(config),
     blocks = [];
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
-    var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D);
-    blocks.push(
-      post(
-        i,
-        {
-          config: config,
-          project: part,
-          weight: by['mha.out_proj.weight'].data,
-          bias: by['mha.out_proj.bias'].data,
-        },
-        [part.buffer],
-      ),
-    );
+    var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D),
+      msg = { config: config, project: part };
+    if (sent[i] !== key) {
+      msg.out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data };
+      sent[i] = key;
+    }
+    blocks.push(post(i, msg, [part.buffer]));
   }
   return Promise.all(blocks).then(function (outs) {
     var data = new Float32Array(B * rows * D);
     outs.forEach(function (o, i) {
-      for (var b = 0; b < B; b++) data.set(o.stage.data, (b * rows + i * block) * D);
+      for (var b = 0; b < B; b++) data.set(o.result.stages[0].data, (b * rows + i * block) * D);
       memory[i] = Math.max(memory[i] || 0, o.memory);
     });
-    return like(outs[0].stage, [B, rows, D], data);
+    return like(outs[0].result.stages[0], [B, rows, D], data);
   });
 }
 
