@@ -94,9 +94,9 @@ export function runner() {
       workers[i].postMessage({ wasm: wasm.module });
     }
   }
-  // Worker i's reply to msg: {result, ms, memory} or {stage, memory}. A run asked of a pool
-  // (its heads are asked for after the result: page/pool.js) goes to the main thread where no
-  // Worker runs.
+  // Worker i's reply to msg: {result, ms, memory} (lib/worker.js's runHere; out_proj's block
+  // {config, project} is answered as a run of its one stage). A run asked of a pool (its heads
+  // are asked for after the result: page/pool.js) goes to the main thread where no Worker runs.
   function ask(i, msg, transfer) {
     if (broken && !msg.project) return onMain(msg.config, msg.options);
     return post(i, msg, transfer).catch(function (e) {
@@ -132,9 +132,9 @@ export function runner() {
         }
       }
   }
-  // The pool's shards and the stages asked of them, or null where one Worker does it all: not
-  // only MultiHeadAttention's stages, or dropout drawn over every head. (One core: a pool of
-  // one, whose weights are computed on demand all the same.)
+  // A pooled run's plan ({c, ids, n, order, t0}: page/pool.js's pooled), or null where one
+  // Worker does it all: not only MultiHeadAttention's stages, or dropout drawn over every head.
+  // (One core: a pool of one, whose weights are computed on demand all the same.)
   function plan(api, config, options) {
     var ids = (options && options.stages) || [],
       c;
