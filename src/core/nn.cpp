@@ -266,14 +266,14 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     if (bh < kept) fill_masked(w, T, r0, r1, 0.0f, full);
   };
   // Pair bh's context, columns [c0, c1). Where values has an inf or NaN the masked zeros
-  // count (0 * inf is NaN): they are written (unless the caller has: `zeroed`) and every row
-  // runs whole.
+  // count (0 * inf is NaN): they are written and every row runs whole. `finite`: whether the
+  // values are all finite, where the caller has found it (and then written the zeros), else -1.
   const auto combine = [&](std::size_t bh, float* w, const unsigned char* full, int c0, int c1,
-                           bool zeroed) {
+                           int finite) {
     const float* v = values.data.data() + at(bh);
     float* ctx = context.data.data() + at(bh) + c0;
-    if (!all_finite(v, T, hd, D)) {
-      if (!zeroed) fill_masked(w, T, 0, T, 0.0f, full);
+    if (finite == 0 || (finite < 0 && !all_finite(v, T, hd, D))) {
+      if (finite < 0) fill_masked(w, T, 0, T, 0.0f, full);
       kernels::gemm(T, c1 - c0, T, w, T, v + c0, D, ctx, D);
       return;
     }
@@ -293,17 +293,23 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
         std::max(mr, (T + 4 * split.within - 1) / (4 * split.within) + mr - 1) / mr * mr;
     const int blocks = (T + rows - 1) / rows;
     const int cols = std::max(16, (hd + split.within - 1) / split.within + 15) / 16 * 16;
+    // Whether each block's rows of the values are finite: found by the block's worker, not on
+    // one thread before the columns' split, nor again by each column's item (combine).
+    std::vector<unsigned char> finite_rows(blocks);
     for (std::size_t bh = 0; bh < BH; ++bh) {
       float* w = softmax ? kept_or(bh, weights) : nullptr;
       parallel_for(blocks, split.within, [&](std::size_t i, int) {
-        const int r0 = (blocks - 1 - int(i)) * rows;
-        attend(bh, w, s.full_rows.data(), r0, std::min(T, r0 + rows));
+        const int r0 = (blocks - 1 - int(i)) * rows, r1 = std::min(T, r0 + rows);
+        attend(bh, w, s.full_rows.data(), r0, r1);
+        const float* v = values.data.data() + at(bh) + std::size_t(r0) * D;
+        if (combined) finite_rows[i] = all_finite(v, r1 - r0, hd, D);
       });
       if (!combined) continue;
-      const bool zeroed = !all_finite(values.data.data() + at(bh), T, hd, D);
-      if (zeroed) fill_masked(w, T, 0, T, 0.0f, s.full_rows.data());  // combine's, before the split
+      const int finite =
+          std::all_of(finite_rows.begin(), finite_rows.end(), [](unsigned char f) { return f; });
+      if (!finite) fill_masked(w, T, 0, T, 0.0f, s.full_rows.data());  // before the split
       parallel_for((hd + cols - 1) / cols, split.within, [&](std::size_t i, int) {
-        combine(bh, w, s.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols), zeroed);
+        combine(bh, w, s.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols), finite);
       });
     }
     return;
@@ -315,7 +321,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     float* w = !softmax ? nullptr : kept_or(bh, weights + slot * TT);  // scores only: none
     unsigned char* full = s.full_rows.data() + slot * T;
     attend(bh, w, full, 0, T);
-    if (combined && !whole) combine(bh, w, full, 0, hd, false);
+    if (combined && !whole) combine(bh, w, full, 0, hd, -1);
   });
   if (!whole) return;
   if (drop) {
@@ -342,7 +348,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   }
   if (!combined) return;
   parallel_for(BH, workers, [&](std::size_t bh, int) {
-    combine(bh, weights + bh * TT, s.full_rows.data() + bh * T, 0, hd, false);
+    combine(bh, weights + bh * TT, s.full_rows.data() + bh * T, 0, hd, -1);
   });
 }
 
