@@ -11,6 +11,7 @@ struct Simd128 {
   static constexpr bool kInPlace = false;
   static constexpr int W = 4;
   static constexpr int MR = 4;
+  static constexpr bool kPairs = true;  // kernels_tile.hpp's tile(): l two steps at a time
   // The blocked path's sizes (kernels_tile.hpp), AVX2's: a whole 768-deep strip of B (24 KB)
   // with A's 48 rows, no partial sums reloaded from C between k-blocks at d = 768. Against
   // 256 / 96 / 64 in one process (Node, relaxed SIMD): proj 0.92x, out 0.92x, forward 0.93x at

@@ -36,6 +36,18 @@ struct Args {
 
 inline int min_(int x, int y) { return x < y ? x : y; }
 
+// Whether V's tile takes l two steps at a time (kPairs, WASM's: see tile()).
+template <class V>
+constexpr auto pairs_of(int) -> decltype(V::kPairs) {
+  return V::kPairs;
+}
+template <class V>
+constexpr bool pairs_of(long) {
+  return false;
+}
+template <class V>
+constexpr bool kPairs = pairs_of<V>(0);
+
 // Rows i0 .. i0 + MR - 1 x columns j0 .. j0 + NV * W - 1 of C, summed over l in [lb, le)
 // (LowerK: row i over l <= i only). b points at B(0, j0), or at a packed panel's B(lb, j0).
 // `more` resumes from the partial sums in C (a k-block after the first: a stored float
@@ -72,12 +84,45 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
   for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
   const float* bl = b;
   int l = lb;
-  for (; l < kmain; ++l, bl += ldb) {
-    T bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
-    for (int r = 0; r < MR; ++r) {
-      const T x = V::set1(*ar[r]++);
-      for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
+  if constexpr (kPairs<V>) {
+    // WASM: two steps of l per iteration, each its own block (in one block the compilers
+    // hoist both steps' loads and V8 spills accumulators). The second step's A floats are
+    // immediate offsets and its B row ldb on (a constant from panel_tile), so each pointer
+    // moves once per two steps, and both exits compare B's pointer: no counter. V8: 26.5
+    // instructions per l instead of 30, for the same 22 loads, multiplies and adds.
+    auto step = [&](const float* bq, int s) {
+      T bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(bq + v * W);
+      for (int r = 0; r < MR; ++r) {
+        const T x = V::set1(ar[r][s]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
+      }
+    };
+    if (kmain > lb) {
+      const float* const bend = b + static_cast<long>(kmain - lb) * ldb;
+      const float* const blast = bend - ldb;
+      for (;;) {
+        step(bl, 0);
+        if (bl == blast) {
+          for (int r = 0; r < MR; ++r) ar[r] += 1;
+          break;
+        }
+        step(bl + ldb, 1);
+        for (int r = 0; r < MR; ++r) ar[r] += 2;
+        bl += 2 * ldb;
+        if (bl == bend) break;
+      }
+      bl = bend;
+      l = kmain;
+    }
+  } else {
+    for (; l < kmain; ++l, bl += ldb) {
+      T bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
+      for (int r = 0; r < MR; ++r) {
+        const T x = V::set1(*ar[r]++);
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
+      }
     }
   }
   for (; l < kend; ++l, bl += ldb) {
@@ -168,7 +213,8 @@ inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int
                        int cols) {
   if constexpr (NV > 1)
     if (pw < NV * V::W) return panel_tile<V, MR, NV - 1>(g, i, j0, p, pw, lb, le, cols);
-  tile<V, MR, NV>(g, i, j0, p, pw, lb, le, lb > 0, cols);
+  // pw == NV * W here: kPairs' tile takes it as a constant (B's second row an immediate offset).
+  tile<V, MR, NV>(g, i, j0, p, kPairs<V> ? NV * V::W : pw, lb, le, lb > 0, cols);
 }
 
 // The blocked path's sizes: B's blocks of KC rows x NC = NS * NR columns, A's of MC rows. A V
