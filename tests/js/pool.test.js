@@ -279,9 +279,10 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   }
 });
 
-// out_proj's weight and bias (2.4 MB) go to each Worker once for the settings (web/page/pool.js;
-// lib/worker.js keeps them): the same settings again (a link to a stage of the preset) send
-// none, other settings send theirs, and Workers that replace a dead one get them again.
+// out_proj's weight and bias (2.4 MB) go to each Worker once for the settings (web/page/pool.js
+// sends them where web/page/runner.js's kept says the Worker lacks them; lib/worker.js keeps
+// them): the same settings again (a link to a stage of the preset) send none, other settings
+// send theirs, and Workers that replace a dead one get them again.
 test("out_proj's weight and bias go to each Worker once for the settings", async () => {
   const api = await loadApi();
   const gpt2 = api.presets.gpt2.config,
@@ -294,13 +295,20 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   await page.addInitScript(() => {
     Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 });
-    // Per run, whether each block's message carried the weight and bias; window.die: the next
-    // shard's Worker fails (its onerror: page/runner.js stops the pool, the shards run here).
+    // Per run, each block's message's bytes (its typed arrays, wherever they are in it);
+    // window.die: the next shard's Worker fails (its onerror: page/runner.js stops the pool, the
+    // shards run here).
     const post = Worker.prototype.postMessage;
+    const bytes = (x) =>
+      ArrayBuffer.isView(x)
+        ? x.byteLength
+        : x && typeof x === 'object'
+          ? Object.values(x).reduce((n, v) => n + bytes(v), 0)
+          : 0;
     window.blocks = [];
     window.die = false;
     Worker.prototype.postMessage = function (msg, transfer) {
-      if (msg && msg.project) window.blocks.push([!!msg.out_proj?.weight, !!msg.out_proj?.bias]);
+      if (msg && msg.project) window.blocks.push(bytes(msg));
       if (msg && msg.options && window.die) {
         window.die = false;
         this.onerror(new Event('error'));
@@ -308,7 +316,7 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
       return post.call(this, msg, transfer);
     };
   });
-  // The page's run of a hash: [the blocks' messages, mha.context_vecs' hash].
+  // The page's run of a hash: [the blocks' messages' bytes, mha.context_vecs' hash].
   const run = async (hash, die) => {
     await page.evaluate(
       ([h, d]) => {
@@ -335,14 +343,11 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
       ];
     });
   };
-  const both = [
-      [true, true],
-      [true, true],
-    ],
-    none = [
-      [false, false],
-      [false, false],
-    ];
+  // 2 blocks of 512 of element 1's 1024 rows (768 floats each), with or without out_proj's
+  // 768 x 768 weight and 768 bias
+  const rows = 512 * 768 * 4,
+    both = Array(2).fill(rows + (768 * 768 + 768) * 4),
+    none = Array(2).fill(rows);
   await page.goto(suite.server.url + 'index.html');
   assert.deepEqual(await run('#preset=gpt2', false), [both, cv1], 'first run');
   const again = await run('#preset=gpt2&stage=mha.context_vecs', false);

@@ -20,8 +20,8 @@ function like(s, shape, data) {
   return { id: s.id, title: s.title, code: s.code, shape: shape, data: data };
 }
 
-/** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
- *  order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
+/** The run of plan p ({c: the resolved config, ids: the stages asked for, kept: page/runner.js's
+ *  kept, n: the pool's size, order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
  *  Worker i's reply to msg. */
 export function pooled(post, config, p) {
   var asked = askShards(post, config, p),
@@ -45,7 +45,6 @@ export function pooled(post, config, p) {
   return Promise.all(runs).then(function (outs) {
     outs.forEach(function (o, i) {
       memory[i] = o.memory;
-      if (o.where !== 'worker') sent = []; // a Worker died: new ones keep nothing
       o.result.stages.forEach(function (s) {
         if (PARAMETER.test(s.id)) by[s.id] = s;
       });
@@ -61,7 +60,7 @@ export function pooled(post, config, p) {
     // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
     if (want.has('mha.context_vecs') && list.length > 1)
       done = done.then(function () {
-        return project(post, config, by, outs.length, memory).then(function (s) {
+        return project(post, config, p, by, outs.length, memory).then(function (s) {
           by['mha.context_vecs'] = s;
         });
       });
@@ -157,15 +156,11 @@ function onDemand(st, fetch) {
   return st;
 }
 
-// sent[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps
-// (lib/worker.js).
-var sent = [];
-
-// mha.context_vecs from n blocks of batch element 1's rows of context_vec (by: the stages by
-// id), each projected by a Worker with the first shard's out_proj weight and bias (where drawing
-// the module's weights again was ~32 ms), sent to each Worker once for the settings (2.4 MB
-// cloned, ~1 ms); element 2's rows the same.
-function project(post, config, by, n, memory) {
+// mha.context_vecs from n blocks of batch element 1's rows of context_vec (plan p's; by: the
+// stages by id), each projected by a Worker with the first shard's out_proj weight and
+// bias (where drawing the module's weights again was ~32 ms), sent to a Worker unless it keeps
+// the same settings' (p.kept: 2.4 MB cloned, ~1 ms); element 2's rows the same.
+function project(post, config, p, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
     rows = cv.shape[1],
@@ -175,9 +170,9 @@ function project(post, config, by, n, memory) {
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
     var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D),
       msg = { config: config, project: part };
-    if (sent[i] !== key) {
+    if (p.kept[i] !== key) {
       msg.out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data };
-      sent[i] = key;
+      p.kept[i] = key;
     }
     blocks.push(post(i, msg, [part.buffer]));
   }

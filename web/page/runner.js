@@ -26,6 +26,9 @@ export function runner() {
     pending = {},
     busy = [], // busy[i]: the requests Worker i has not answered
     given = [], // given[i]: Worker i has the page's compiled wasm
+    // kept[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps (page/pool.js
+    // records what it sends; lib/worker.js keeps it)
+    kept = [],
     queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
     broken = !scriptUrl;
@@ -51,6 +54,7 @@ export function runner() {
       w.terminate();
     });
     workers = [];
+    kept.length = 0; // the Workers started next keep nothing (emptied in place: a plan holds it)
     Object.keys(pending).forEach(function (id) {
       pending[id].reject(DIED);
       delete pending[id];
@@ -132,7 +136,7 @@ export function runner() {
         }
       }
   }
-  // A pooled run's plan ({c, ids, n, order, t0}: page/pool.js's pooled), or null where one
+  // A pooled run's plan ({c, ids, kept, n, order, t0}: page/pool.js's pooled), or null where one
   // Worker does it all: not only MultiHeadAttention's stages, or dropout drawn over every head.
   // (One core: a pool of one, whose weights are computed on demand all the same.)
   function plan(api, config, options) {
@@ -148,7 +152,14 @@ export function runner() {
           })[0].default;
     });
     if ((c.train && c.class_dropout !== 0) || c.d_out % c.num_heads) return null;
-    return { c: c, ids: ids, n: poolSize(), order: api.stageIds, t0: performance.now() };
+    return {
+      c: c,
+      ids: ids,
+      kept: kept,
+      n: poolSize(),
+      order: api.stageIds,
+      t0: performance.now(),
+    };
   }
   return {
     run: function (config, options) {
