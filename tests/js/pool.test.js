@@ -348,6 +348,8 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   const rows = 512 * 768 * 4,
     both = Array(2).fill(rows + (768 * 768 + 768) * 4),
     none = Array(2).fill(rows);
+  const wasm = [];
+  page.on('request', (r) => r.url().endsWith('/causal-attention-wasm-data.js') && wasm.push(r));
   await page.goto(suite.server.url + 'index.html');
   assert.deepEqual(await run('#preset=gpt2', false), [both, cv1], 'first run');
   const again = await run('#preset=gpt2&stage=mha.context_vecs', false);
@@ -358,6 +360,8 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   // The same settings, and a Worker dies at its shard: the shards run on the main thread,
   // out_proj's blocks in new Workers, which are sent the weight and bias again.
   assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [both, cv2], 'after a death');
+  // The wasm is fetched by the page alone: the new Workers too are given its compiled module.
+  assert.equal(wasm.length, 1, 'requests of the wasm');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -54,7 +54,9 @@ export function runner() {
       w.terminate();
     });
     workers = [];
-    kept.length = 0; // the Workers started next keep nothing (emptied in place: a plan holds it)
+    // The Workers started next are given the wasm, and sent out_proj's, again (kept emptied in
+    // place: a plan holds it).
+    given.length = kept.length = 0;
     Object.keys(pending).forEach(function (id) {
       pending[id].reject(DIED);
       delete pending[id];
