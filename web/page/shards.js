@@ -27,15 +27,13 @@ function dealt(id, n) {
  *  their replies (promises)}; with one shard, it projects its rows itself. */
 export function askShards(post, config, p) {
   var list = shards(p.n, p.c.num_heads),
-    n = list.length;
-  function has(id) {
-    return p.ids.indexOf(id) >= 0;
-  }
-  // The stages asked for, each once, and out_proj's parameters when its rows are projected in
-  // blocks (page/pool.js) by its weight and bias, which the first shard brings, shown or not: no
-  // Worker draws the module's weights again for them.
-  var asks = new Set(p.ids);
-  if (n > 1 && has('mha.context_vecs')) asks.add('mha.out_proj.weight').add('mha.out_proj.bias');
+    n = list.length,
+    asks = new Set(p.ids), // the stages asked for, each once
+    vecs = asks.has('mha.context_vecs');
+  // and out_proj's parameters when its rows are projected in blocks (page/pool.js) by its weight
+  // and bias, which the first shard brings, shown or not: no Worker draws the module's weights
+  // again for them.
+  if (n > 1 && vecs) asks.add('mha.out_proj.weight').add('mha.out_proj.bias');
   return {
     list: list,
     runs: list.map(function (sh, i) {
@@ -46,12 +44,12 @@ export function askShards(post, config, p) {
           return PARAMETER.test(id) && dealt(id, n) === i;
         }),
         options = { stages: ids, shard: sh };
-      if (has('mha.context_vec') || (has('mha.context_vecs') && n > 1)) ids.push('mha.context_vec');
-      if (has('mha.context_vecs') && n < 2) ids.push('mha.context_vecs');
+      if (asks.has('mha.context_vec') || (vecs && n > 1)) ids.push('mha.context_vec');
+      if (vecs && n < 2) ids.push('mha.context_vecs');
       // Head 1's weights (the head shown first; its title and code) with the first shard, which
       // keeps that head's alone (api.run's weightHeads); the others are computed again when a
       // reader asks.
-      if (!i && has('mha.attn_weights')) {
+      if (!i && asks.has('mha.attn_weights')) {
         ids.push('mha.attn_weights');
         options.weightHeads = 1;
       }
