@@ -1,5 +1,6 @@
 // Runs a configuration: small ones at once on the main thread, heavy ones in a Worker
-// (lib/worker.js) with a progress line, one at a time, only the newest request's result shown.
+// (page/runner.js; exercise 3.3 over a pool of them) with a progress line, one at a time, only
+// the newest request's result shown.
 import { budget } from '../lib/budget.js';
 import { el } from '../lib/dom.js';
 import { runner as makeRunner } from './runner.js';

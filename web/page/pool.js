@@ -21,10 +21,11 @@ function like(s, shape, data) {
 }
 
 /** The run of plan p ({c: the resolved config, ids: the stages asked for, kept: page/runner.js's
- *  kept, n: the pool's size, order: every stage id, t0: when it was asked for}) on the pool: post(i, msg, transfer) is
- *  Worker i's reply to msg. */
-export function pooled(post, config, p) {
-  var asked = askShards(post, config, p),
+ *  kept, n: the pool's size, order: every stage id, t0: when it was asked for}) on the pool:
+ *  ask(i, msg, transfer) is Worker i's reply to msg (page/runner.js's ask; i = -1: the first
+ *  Worker free). */
+export function pooled(ask, config, p) {
+  var asked = askShards(ask, config, p),
     want = new Set(p.ids), // the stages asked for
     H = p.c.num_heads,
     list = asked.list,
@@ -53,14 +54,14 @@ export function pooled(post, config, p) {
       done = Promise.resolve();
     if (s) {
       by[s.id] = onDemand(like(s, [B, H, s.shape[2], s.shape[3]]), function (k0, k1) {
-        return heads(post, config, p, k0, k1);
+        return heads(ask, config, p, k0, k1);
       });
       by[s.id].slices[0] = s.data;
     }
     // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
     if (want.has('mha.context_vecs') && list.length > 1)
       done = done.then(function () {
-        return project(post, config, p, by, outs.length, memory).then(function (s) {
+        return project(ask, config, p, by, outs.length, memory).then(function (s) {
           by['mha.context_vecs'] = s;
         });
       });
@@ -88,7 +89,7 @@ export function pooled(post, config, p) {
 // Matrices k0..k1-1 (b·H + h) of mha.attn_weights, one Float32Array: each batch element's heads
 // split in as many parts as the pool has Workers, each part a shard of batch element 1's heads
 // (element 2's are the same) with only the weights asked for, taken by the first Worker free.
-function heads(post, config, p, k0, k1) {
+function heads(ask, config, p, k0, k1) {
   var H = p.c.num_heads,
     asks = [];
   for (var k = k0; k < k1;) {
@@ -99,7 +100,7 @@ function heads(post, config, p, k0, k1) {
       var h0 = k - b * H + Math.floor(((end - k) * i) / n),
         h1 = k - b * H + Math.floor(((end - k) * (i + 1)) / n);
       asks.push(
-        post(-1, {
+        ask(-1, {
           config: config,
           options: { stages: ['mha.attn_weights'], shard: [0, 1, h0, h1] },
         }),
@@ -160,7 +161,7 @@ function onDemand(st, fetch) {
 // stages by id), each projected by a Worker with the first shard's out_proj weight and
 // bias (where drawing the module's weights again was ~32 ms), sent to a Worker unless it keeps
 // the same settings' (p.kept: 2.4 MB cloned, ~1 ms); element 2's rows the same.
-function project(post, config, p, by, n, memory) {
+function project(ask, config, p, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
     rows = cv.shape[1],
@@ -174,7 +175,7 @@ function project(post, config, p, by, n, memory) {
       msg.out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data };
       p.kept[i] = key;
     }
-    blocks.push(post(i, msg, [part.buffer]));
+    blocks.push(ask(i, msg, [part.buffer]));
   }
   return Promise.all(blocks).then(function (outs) {
     var data = new Float32Array(B * rows * D);

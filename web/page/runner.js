@@ -1,13 +1,13 @@
 // Big configurations off the main thread: Workers started from causal-attention.js itself
 // (lib/worker.js serves them; one file, same origin: a strict CSP allows it). Exercise 3.3's
 // MultiHeadAttention splits over a pool of them, one per core (at most 8), each with its own
-// module: a shard of batch element 1's heads each (api.run's {shard}; element 2 is a copy:
-// page/shards.js), then out_proj's rows in blocks (api.project). Every output is the same
-// in-order sum as in one run, so the bits do not depend on the pool's size. Other heavy runs go
-// to the first Worker. Where no Worker can start (file://, a CSP without it), the same runs on
-// the main thread after a frame, so that a progress indication can paint first. The pool's
-// steps (page/shards.js, page/pool.js) come with app-later.js: none of it is needed before the
-// first table (the Workers start meanwhile: warm()).
+// instance of the page's compiled wasm: a shard of batch element 1's heads each (api.run's
+// {shard}; element 2 is a copy: page/shards.js), then out_proj's rows in blocks (api.project).
+// Every output is the same in-order sum as in one run, so the bits do not depend on the pool's
+// size. Other heavy runs go to the first Worker. Where no Worker can start (file://, a CSP
+// without it), the same runs on the main thread after a frame, so that a progress indication
+// can paint first. The pool's steps (page/shards.js, page/pool.js) come with app-later.js: none
+// of it is needed before the first table (the Workers start meanwhile: warm()).
 import { load } from '../lib/api.js';
 import { runHere, scriptUrl, wasm } from '../lib/worker.js';
 import { pageLater } from './later-load.js';
@@ -26,8 +26,8 @@ export function runner() {
     pending = {},
     busy = [], // busy[i]: the requests Worker i has not answered
     given = [], // given[i]: Worker i has the page's compiled wasm
-    // kept[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps (page/pool.js
-    // records what it sends; lib/worker.js keeps it)
+    // kept[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps
+    // (page/pool.js records what it sends; lib/worker.js keeps it)
     kept = [],
     queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
@@ -101,8 +101,10 @@ export function runner() {
     }
   }
   // Worker i's reply to msg: {result, ms, memory} (lib/worker.js's runHere; out_proj's block
-  // {config, project} is answered as a run of its one stage). A run asked of a pool (its heads
-  // are asked for after the result: page/pool.js) goes to the main thread where no Worker runs.
+  // {config, project} is answered as a run of its one stage). Where no Worker runs, a run (a
+  // shard, or heads asked for after the result: page/pool.js) runs on the main thread; a block
+  // goes to a Worker started anew, and if none starts, run() computes the whole configuration on
+  // the main thread.
   function ask(i, msg, transfer) {
     if (broken && !msg.project) return onMain(msg.config, msg.options);
     return post(i, msg, transfer).catch(function (e) {

@@ -1,5 +1,5 @@
-// Exercise 3.3's shards (page/pool.js posts them, then puts the replies together). The batch is
-// torch.stack((inputs, inputs)) and a pooled run draws no dropout (page/runner.js's plan), so
+// Exercise 3.3's shards (page/pool.js asks for them, then puts the replies together). The batch
+// is torch.stack((inputs, inputs)) and a pooled run draws no dropout (page/runner.js's plan), so
 // batch element 2's every output is element 1's, bit for bit: the same rows, weights and sums.
 // The Workers compute element 1 alone, its heads split among them; page/pool.js puts its rows
 // in both.
@@ -23,9 +23,9 @@ function dealt(id, n) {
 }
 
 /** Plan p's shards ({c: the resolved config, ids: the stages asked for, n: the pool's size})
- *  posted: post(i, msg) is Worker i's reply to msg. Returns {list: the shards, runs:
- *  their replies (promises)}; with one shard, it projects its rows itself. */
-export function askShards(post, config, p) {
+ *  asked for: ask(i, msg) is Worker i's reply to msg (page/runner.js's ask). Returns {list: the
+ *  shards, runs: their replies (promises)}; with one shard, it projects its rows itself. */
+export function askShards(ask, config, p) {
   var list = shards(p.n, p.c.num_heads),
     n = list.length,
     asks = new Set(p.ids), // the stages asked for, each once
@@ -53,7 +53,7 @@ export function askShards(post, config, p) {
         ids.push('mha.attn_weights');
         options.weightHeads = 1;
       }
-      return post(i, { config: config, options: options });
+      return ask(i, { config: config, options: options });
     }),
   };
 }
