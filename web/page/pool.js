@@ -109,14 +109,13 @@ function heads(ask, config, p, k0, k1) {
     k = end;
   }
   return Promise.all(asks).then(function (outs) {
-    var first = outs[0].result.stages[0],
-      per = first.shape[2] * first.shape[3],
-      data = outs.length > 1 ? new Float32Array((k1 - k0) * per) : first.data;
-    if (outs.length > 1)
-      outs.reduce(function (at, o) {
-        data.set(o.result.stages[0].data, at);
-        return at + o.result.stages[0].data.length;
-      }, 0);
+    var s = outs[0].result.stages[0];
+    if (outs.length < 2) return s.data; // one part: its own, no copy
+    var data = new Float32Array((k1 - k0) * s.shape[2] * s.shape[3]);
+    outs.reduce(function (at, o) {
+      data.set(o.result.stages[0].data, at);
+      return at + o.result.stages[0].data.length;
+    }, 0);
     return data;
   });
 }
