@@ -156,10 +156,11 @@ function onDemand(st, fetch) {
   return st;
 }
 
-// mha.context_vecs from n blocks of batch element 1's rows of context_vec (plan p's; by: the
-// stages by id), each projected by a Worker with the first shard's out_proj weight and
-// bias (where drawing the module's weights again was ~32 ms), sent to a Worker unless it keeps
-// the same settings' (p.kept: 2.4 MB cloned, ~1 ms); element 2's rows the same.
+// mha.context_vecs from at most n blocks of batch element 1's rows of context_vec (by: the
+// stages by id; p: the plan), each projected by a Worker with the first shard's out_proj weight
+// and bias (where drawing the module's weights again was ~32 ms), sent to a Worker unless p.kept
+// says it keeps the same settings' (2.4 MB cloned, ~1 ms); element 2's rows the same. memory[i]:
+// Worker i's, the larger of its shard's and its block's (n shards: each block's Worker had one).
 function project(ask, config, p, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
@@ -180,7 +181,7 @@ function project(ask, config, p, by, n, memory) {
     var data = new Float32Array(B * rows * D);
     outs.forEach(function (o, i) {
       for (var b = 0; b < B; b++) data.set(o.result.stages[0].data, (b * rows + i * block) * D);
-      memory[i] = Math.max(memory[i] || 0, o.memory);
+      memory[i] = Math.max(memory[i], o.memory);
     });
     return like(outs[0].result.stages[0], [B, rows, D], data);
   });
