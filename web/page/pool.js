@@ -60,10 +60,8 @@ export function pooled(ask, config, p) {
     }
     // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
     if (want.has('mha.context_vecs') && list.length > 1)
-      done = done.then(function () {
-        return project(ask, config, p, by, outs.length, memory).then(function (s) {
-          by['mha.context_vecs'] = s;
-        });
+      done = project(ask, config, p, by, list.length, memory).then(function (s) {
+        by['mha.context_vecs'] = s;
       });
     return done.then(function () {
       var stages = p.order
