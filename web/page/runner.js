@@ -93,7 +93,9 @@ export function runner() {
     return workers[i];
   }
   // The page's compiled wasm to Worker i, before any request (lib/worker.js): one compile, its
-  // code shared, and no fetch, inflate or compile of the wasm in the Worker.
+  // code shared, and no fetch, inflate or compile of the wasm in the Worker. Given when the
+  // Worker starts, or when the wasm is compiled (lib/module.js's start() calls wasm.ready's
+  // functions at once).
   function give(i) {
     if (workers[i] && !given[i] && wasm.module) {
       given[i] = true;
@@ -126,7 +128,6 @@ export function runner() {
     msg.id = next++;
     pending[msg.id] = { resolve: resolve, reject: reject };
     busy[i] = (busy[i] || 0) + 1;
-    give(i);
     w.postMessage(msg, transfer || []);
   }
   function drain() {
@@ -181,8 +182,9 @@ export function runner() {
           throw e;
         });
     },
-    /** Starts the pool's Workers now (each loads its module at once), and loads the pool's
-     *  steps (page/pool.js): a preset is coming. */
+    /** Starts the pool's Workers now (each loads the glue at once, and starts its instance
+     *  when given the page's compiled wasm), and loads the pool's steps (page/pool.js): a
+     *  preset is coming. */
     warm: function () {
       pageLater();
       for (var i = 0; i < poolSize() && !broken; i++)
