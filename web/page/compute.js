@@ -76,8 +76,10 @@ function start(c, done, fail, ticket, options) {
     busy = false;
     if (queued) start.apply(null, queued.splice(0));
     queued = null;
+    // A newer request was made (a queued one is always the newest, started just above): this
+    // result is not shown.
     if (ticket !== computing) return;
-    if (!busy) progress(ok ? value : null);
+    progress(ok ? value : null);
     if (ok) done(value.result);
     else fail(value.message);
   }
