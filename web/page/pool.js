@@ -4,8 +4,8 @@
 // 2's (the batch is two copies of the inputs: page/shards.js). Every output is the same in-order
 // sum as in one run: the bits do not depend on the pool's size. The (B, H, T, T) weights
 // (100 MB) do not cross: the heads a reader looks at are computed again when asked for (a shard
-// of batch element 1's heads: the same bits), lib/slices.js's onDemand. Loaded with app-later.js
-// (page/later.js).
+// of batch element 1's heads: the same bits; onDemand below, which lib/slices.js reads). Loaded
+// with app-later.js (page/later.js).
 import { need, sliceCount } from '../lib/slices.js';
 import { askShards, B, PARAMETER } from './shards.js';
 

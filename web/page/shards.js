@@ -28,9 +28,9 @@ function dealt(id, n) {
 export function askShards(ask, config, p) {
   var list = shards(p.n, p.c.num_heads),
     n = list.length,
-    asks = new Set(p.ids), // the stages asked for, each once
+    asks = new Set(p.ids), // the stages asked of the shards: those asked for, each once
     vecs = asks.has('mha.context_vecs');
-  // and out_proj's parameters when its rows are projected in blocks (page/pool.js) by its weight
+  // out_proj's parameters too when its rows are projected in blocks (page/pool.js) by its weight
   // and bias, which the first shard brings, shown or not: no Worker draws the module's weights
   // again for them.
   if (n > 1 && vecs) asks.add('mha.out_proj.weight').add('mha.out_proj.bias');
