@@ -20,7 +20,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
-const { edits, loadAverage, D_OUT, RANDN_32 } = require('./edit-timing');
+const { edits, loadAverage, EDITS: EDIT_LIST, RANDN_32 } = require('./edit-timing');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
@@ -214,7 +214,6 @@ async function browser() {
     console.log(
       `\nEdit: an input event -> the handler's return (DOM updated) and -> the next frame painted (targets: book <= ${EDIT_TARGET.book} ms, T = 32 <= ${EDIT_TARGET['randn T = 32']} ms, T = 128 <= ${EDIT_TARGET['randn T = 128']} ms)`,
     );
-    const W = '[data-stage="W_query"] td[data-row="0"][data-col="0"]';
     let isolated = true;
     for (const [name, hash] of CASES) {
       const pages = [];
@@ -223,19 +222,12 @@ async function browser() {
         isolated = isolated && (await page.evaluate(() => crossOriginIsolated));
         pages.push(page);
       }
-      // dropout_example's code line shows p, in a table's caption or above a heatmap.
-      const runs = [
-        ['dropout 0.5 <-> 0.4', '#dropout', ['0.5', '0.4'], '[data-stage="dropout_example"] code'],
-        ['seed_weights 789 <-> 790', '#seed_weights', ['789', '790'], W],
-        [D_OUT.what, D_OUT.selector, D_OUT.values, D_OUT.check],
-      ];
-      if (!hash)
-        runs.push([
-          'inputs[1][0] 0.55 <-> 0.9',
-          'input[name=inputs][data-row="1"][data-col="0"]',
-          ['0.55', '0.9'],
-          '[data-stage="queries"] td[data-row="1"][data-col="0"]',
-        ]);
+      const runs = EDIT_LIST.filter((e) => !hash || !e.book).map((e) => [
+        e.what,
+        e.selector,
+        e.values,
+        e.check,
+      ]);
       const all = builds.map(() => []);
       for (const [what, selector, values, check] of runs) {
         // with --base, the two builds' edits in turn, half of them each time

@@ -1,31 +1,38 @@
 // Where an edit's frame goes (issue 21, item 3), on the built page in headless Chromium
-// (tests/js/browser.js's): d_out 2 <-> 3 on the book's page and on randn inputs of T = 32,
+// (tests/js/browser.js's): one of budgets.js's edits (--edit: dropout, seed_weights, d_out (the
+// default), inputs; `all`: each in turn) on the book's page and on randn inputs of T = 32,
 // timed by build-scripts/edit-timing.js (budgets.js's measurement: input event -> handler's
 // return, -> the next frame painted), then traced once more with
 //   - a performance trace (Chrome DevTools protocol Tracing: the renderer's style, layout,
-//     paint and scripts, with JS samples), written to PREFIX-<case>.json: DevTools opens it
-//     (Performance, Load profile), as does https://ui.perfetto.dev;
-//   - a CPU profile, PREFIX-<case>.cpuprofile (DevTools, Performance, Load profile);
-// and printed: the main thread's self time per trace event, per edit, split between the
-// edit's own frame (input event to painted) and after it (idle time building boxes off
-// screen, the URL, the map), and the JS functions with the most self time.
+//     paint and scripts, with JS samples), written to PREFIX-<case>-<edit>.json: DevTools opens
+//     it (Performance, Load profile), as does https://ui.perfetto.dev;
+//   - a CPU profile, PREFIX-<case>-<edit>.cpuprofile (DevTools, Performance, Load profile);
+// and printed: per edit, the main thread's tasks from the input event to the frame painted,
+// wall and CPU (the handler, the frame and its phases, any other task by the Chromium
+// function that posted it: autofill, timers, messages; the rest of the wall time the thread
+// ran nothing); the main thread's self time per trace event, per edit, split between the
+// edit's own frame and after it (idle time building boxes off screen, the URL, the map); and
+// the JS functions with the most self time.
 // Several page directories are timed in interleaved rounds, in one invocation (before/after:
 // the first is traced); medians. For readable function names, profile a page packed without
 // terser: CA_READABLE=1 node src/wasm/pack.js --page web OUT/web (see build-scripts/build.sh).
-//   node build-scripts/edit-profile.js [WEB_DIR ...] [--edits N] [--rounds R] [--output PREFIX]
-//   (defaults: build/web, 20 edits, 3 rounds, /tmp/edit; --rounds 0: the trace alone)
+//   node build-scripts/edit-profile.js [WEB_DIR ...] [--edit NAME|all] [--edits N] [--rounds R] [--output PREFIX]
+//   (defaults: build/web, d_out, 20 edits, 3 rounds, /tmp/edit; --rounds 0: the trace alone)
 'use strict';
 const fs = require('fs');
 const { launch, serve, ready, web } = require('../tests/js/browser');
-const { edits, loadAverage, median, stopTrace, D_OUT, RANDN_32 } = require('./edit-timing');
+const { edits, loadAverage, median, stopTrace, EDITS, RANDN_32 } = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
   output = opt('--output', '/tmp/edit'),
   N = +opt('--edits', 20),
   ROUNDS = +opt('--rounds', 3),
+  name = opt('--edit', 'd_out'),
+  chosen = EDITS.filter((e) => name === 'all' || e.selector.includes(name)),
   dirs = args.filter((a, k) => !a.startsWith('--') && !(args[k - 1] || '').startsWith('--'));
 if (!dirs.length) dirs.push(web);
+if (!chosen.length) throw new Error(`--edit ${name}: none of ${EDITS.map((e) => e.what)}`);
 
 const CASES = [
   ['book', '', 16],
@@ -43,6 +50,7 @@ const CATEGORIES = [
   'v8.execute',
   'disabled-by-default-v8.cpu_profiler',
   'blink.user_timing',
+  'toplevel', // the tasks, with the function that posted each
   'latencyInfo',
   'loading',
 ].join(',');
@@ -131,20 +139,73 @@ function profileTimes(profile, windows) {
   return { self, total };
 }
 
+// The main thread's tasks from each edit's input event to its frame painted (the windows of
+// selfTimes), per edit (mean): the task that ran the input handler, the frame's (cc's
+// BeginMainFrame) and its phases, and every other task by the Chromium function that posted
+// it (an autofill scan, a timer, a message); wall and CPU (thread time) in ms. The rest of the
+// window's wall time the thread ran nothing: it waited (for a core, or for the compositor).
+function taskTimes(trace, windows) {
+  const events = trace.traceEvents || trace,
+    mark = events.find((e) => e.cat === 'blink.user_timing' && /^edit-\d+$/.test(e.name)),
+    own = events
+      .filter((e) => mark && e.pid === mark.pid && e.tid === mark.tid && e.ph === 'X')
+      .sort((a, b) => a.ts - b.ts || b.dur - a.dur), // outer events first
+    runs = own.filter((e) => e.name === 'ThreadControllerImpl::RunTask'),
+    PHASES = {
+      FireAnimationFrame: 'requestAnimationFrame callbacks',
+      UpdateLayoutTree: 'style',
+      Layout: 'layout',
+      PrePaint: 'pre-paint',
+      Paint: 'paint', // the outermost layer's (a layer's paint holds the ones inside it)
+      Layerize: 'layerize',
+      'IntersectionObserverController::computeIntersections': 'intersection observers',
+      Commit: 'commit',
+    },
+    rows = {},
+    add = (name, wall, cpu) => {
+      const r = (rows[name] = rows[name] || [0, 0]);
+      r[0] += wall / 1000;
+      r[1] += cpu / 1000;
+    };
+  for (const [t0, t1] of windows) {
+    let busy = 0;
+    for (const t of runs) {
+      if (t.ts + t.dur < t0 || t.ts > t1) continue;
+      // the part of the task inside the window (the handler's task began before its mark)
+      const wall = Math.min(t.ts + t.dur, t1) - Math.max(t.ts, t0),
+        cpu = ((t.tdur || 0) * wall) / Math.max(1, t.dur),
+        args = t.args || {},
+        frame = args.src_func === 'ScheduledActionSendBeginMainFrame',
+        what = t.ts <= t0 ? 'the input handler' : frame ? 'the frame' : `other: ${args.src_func}`;
+      busy += wall;
+      add(what, wall, cpu);
+      let inside = 0; // the end of the last Paint counted
+      if (frame)
+        for (const e of own)
+          if (PHASES[e.name] && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.ts >= inside) {
+            if (e.name === 'Paint') inside = e.ts + e.dur;
+            add(`  of it ${PHASES[e.name]}`, e.dur, e.tdur || 0);
+          }
+    }
+    add('nothing run (waiting)', t1 - t0 - busy, 0);
+  }
+  return rows;
+}
+
 const top = (table, n, per) =>
   Object.entries(table)
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
     .map(([name, ms]) => `${(ms / per).toFixed(2).padStart(9)} ms  ${name}`);
 
-// One traced and profiled pass of N edits of `c` on page dir `server`.
-async function trace(browser, server, [name, hash], file) {
+// One traced and profiled pass of N edits `edit` of case `c` on page dir `server`.
+async function trace(browser, server, [name, hash], edit, file) {
   const page = await open(browser, server, hash),
     cdp = await browser.context.newCDPSession(page);
   // performance.mark around each edit's frame: the trace's windows.
-  await page.evaluate(() => {
+  await page.evaluate((selector) => {
     let k = 0;
-    const input = document.querySelector('#d_out');
+    const input = document.querySelector(selector);
     input.addEventListener(
       'input',
       () => {
@@ -158,12 +219,12 @@ async function trace(browser, server, [name, hash], file) {
       },
       true,
     );
-  });
+  }, edit.selector);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
   await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReturnAsStream' });
   await cdp.send('Profiler.start');
-  const times = await edits(page, D_OUT, N);
+  const times = await edits(page, edit, N);
   const { profile } = await cdp.send('Profiler.stop');
   const events = await stopTrace(cdp);
   await page.close();
@@ -171,12 +232,24 @@ async function trace(browser, server, [name, hash], file) {
   fs.writeFileSync(file + '.json', JSON.stringify(events));
   const self = selfTimes(events);
   console.log(
-    `\n${name}, traced (${N} edits; under tracing the times are longer: handler median ` +
+    `\n${name}, ${edit.what}, traced (${N} edits; under tracing the times are longer: handler median ` +
       `${median(times.dom).toFixed(1)} ms, painted ${median(times.painted).toFixed(1)} ms):` +
       ` ${file}.json (trace), ${file}.cpuprofile`,
   );
   const per = Math.max(1, self.windows.length),
     js = profileTimes(profile, self.windows);
+  const tasks = taskTimes(events, self.windows);
+  console.log(
+    `  main thread, per edit, its tasks from the input event to the frame painted (the JS under the sampling profiler: slower than untraced):`,
+  );
+  console.log(`      wall ms    CPU ms  task`);
+  Object.entries(tasks)
+    .filter(([what, [wall]]) => !what.startsWith('other') || wall / per >= 0.05)
+    .forEach(([what, [wall, cpu]]) =>
+      console.log(
+        `  ${(wall / per).toFixed(2).padStart(9)} ${(cpu / per).toFixed(2).padStart(9)}  ${what}`,
+      ),
+    );
   console.log(`  main thread, per edit, inside its frame (input event -> painted):`);
   top(self.frame, 12, per).forEach((l) => console.log('  ' + l));
   console.log(`  main thread, per edit, after its frame (idle time, URL, map):`);
@@ -193,33 +266,40 @@ async function trace(browser, server, [name, hash], file) {
   try {
     for (const d of dirs) servers.push(await serve(d));
     console.log(
-      `edit-profile: ${N} edits of ${D_OUT.what}, ${ROUNDS} interleaved rounds of ${dirs.join(', ')}; load ${loadAverage()}`,
+      `edit-profile: ${N} edits of ${chosen.map((e) => e.what).join(', ')}, ${ROUNDS} interleaved rounds of ${dirs.join(', ')}; load ${loadAverage()}`,
     );
-    const times = {};
+    const times = {},
+      runs = CASES.flatMap((c) => chosen.filter((e) => !c[1] || !e.book).map((e) => [c, e]));
     for (let r = 0; r < ROUNDS; r++)
-      for (const c of CASES)
+      for (const [c, e] of runs)
         for (let d = 0; d < dirs.length; d++) {
           const page = await open(browser, servers[d], c[1]),
-            t = await edits(page, D_OUT, N),
-            k = c[0] + '|' + d;
+            t = await edits(page, e, N),
+            k = c[0] + '|' + e.what + '|' + d;
           await page.close();
           times[k] = times[k] || { dom: [], painted: [] };
           times[k].dom.push(...t.dom);
           times[k].painted.push(...t.painted);
         }
-    for (const [name, , target] of ROUNDS ? CASES : [])
+    for (const [[name, , target], e] of ROUNDS ? runs : [])
       dirs.forEach((d, k) => {
-        const t = times[name + '|' + k],
-          first = times[name + '|0'];
+        const t = times[name + '|' + e.what + '|' + k],
+          first = times[name + '|' + e.what + '|0'];
         console.log(
-          `${name.padEnd(13)} ${d}: handler median ${median(t.dom).toFixed(1)} ms, to the next ` +
+          `${name.padEnd(13)} ${e.what.padEnd(25)} ${d}: handler median ${median(t.dom).toFixed(1)} ms, to the next ` +
             `frame painted ${median(t.painted).toFixed(1)} ms (target ${target} ms)` +
             (k ? `, ${(median(t.painted) / median(first.painted)).toFixed(2)}x the first` : ''),
         );
       });
     console.log(`load after the timed rounds ${loadAverage()}`);
-    for (const c of CASES)
-      await trace(browser, servers[0], c, `${output}-${c[0].replace(/\W+/g, '')}`);
+    for (const [c, e] of runs)
+      await trace(
+        browser,
+        servers[0],
+        c,
+        e,
+        `${output}-${c[0].replace(/\W+/g, '')}-${e.selector.replace(/\W+/g, '')}`,
+      );
   } finally {
     for (const s of servers) await s.close();
     await browser.close();

@@ -19,6 +19,30 @@ const D_OUT = {
   values: ['2', '3'],
   check: '[data-stage="context_vec"] .sh', // its shape: a table's caption or a heatmap's heading
 };
+/** Every edit budgets.js times (d_out among them; inputs[1][0] on the book's page only):
+ *  {what, selector, values, check}, the control set to values[0] and values[1] in turn. */
+const EDITS = [
+  {
+    what: 'dropout 0.5 <-> 0.4',
+    selector: '#dropout',
+    values: ['0.5', '0.4'],
+    check: '[data-stage="dropout_example"] code', // p, in a table's caption or above a heatmap
+  },
+  {
+    what: 'seed_weights 789 <-> 790',
+    selector: '#seed_weights',
+    values: ['789', '790'],
+    check: '[data-stage="W_query"] td[data-row="0"][data-col="0"]',
+  },
+  D_OUT,
+  {
+    what: 'inputs[1][0] 0.55 <-> 0.9',
+    selector: 'input[name=inputs][data-row="1"][data-col="0"]',
+    values: ['0.55', '0.9'],
+    check: '[data-stage="queries"] td[data-row="1"][data-col="0"]',
+    book: true, // the book's page only
+  },
+];
 
 /** Resolves to {dom, painted}: per edit, ms to the handler's return and to the frame painted.
  *  The first 4 edits warm up and are not counted. */
@@ -102,4 +126,4 @@ const loadAverage = () =>
     .map((x) => x.toFixed(2))
     .join(', ');
 
-module.exports = { edits, loadAverage, median, stopTrace, D_OUT, RANDN_32 };
+module.exports = { edits, loadAverage, median, stopTrace, D_OUT, EDITS, RANDN_32 };
