@@ -20,6 +20,7 @@ struct Avx2 {
   struct Blocks {
     static constexpr int KC = 768, MC = 48, NS = 16;
   };
+  static constexpr bool kPrefetchC = true;
   static T zero() { return _mm256_setzero_ps(); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, T x) { _mm256_storeu_ps(p, x); }

@@ -48,6 +48,19 @@ constexpr bool pairs_of(long) {
 template <class V>
 constexpr bool kPairs = pairs_of<V>(0);
 
+// Whether the blocked path prefetches each next tile's rows of C (kPrefetchC, AVX2's: see
+// row_blocks()).
+template <class V>
+constexpr auto prefetch_c_of(int) -> decltype(V::kPrefetchC) {
+  return V::kPrefetchC;
+}
+template <class V>
+constexpr bool prefetch_c_of(long) {
+  return false;
+}
+template <class V>
+constexpr bool kPrefetchC = prefetch_c_of<V>(0);
+
 // Rows i0 .. i0 + MR - 1 x columns j0 .. j0 + NV * W - 1 of C, summed over l in [lb, le)
 // (LowerK: row i over l <= i only). b points at B(0, j0), or at a packed panel's B(lb, j0).
 // `more` resumes from the partial sums in C (a k-block after the first: a stored float
@@ -271,6 +284,19 @@ __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, in
     int i = ic;
     for (; i + MR <= ie; i += MR) {
       if (lower_out && j0 > i + MR - 1) continue;
+      if constexpr (kPrefetchC<V>) {
+        // The next tile's C rows (the next strip's first tile after the last) into L1 while
+        // this one runs: its stores, and a later k-block's loads of partial sums, otherwise
+        // wait on L2 or L3 at the tile's ends (a prefetch past C never faults). AVX2 on Zen 3:
+        // 2-3% less time in each gemm at d = 768.
+        const bool last = i + 2 * MR > ie;
+        const int in = last ? ic : i + MR, jn = last ? j0 + NR : j0;
+        for (int r = 0; r < MR && jn < jc + nc; ++r) {
+          const float* cn = g.c + static_cast<long>(in + r) * g.ldc + jn;
+          __builtin_prefetch(cn, 1);
+          __builtin_prefetch(cn + NR - 1, 1);
+        }
+      }
       panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
     }
     for (; i < ie; ++i) {
