@@ -12,12 +12,14 @@ struct Simd128 {
   static constexpr int W = 4;
   static constexpr int MR = 4;
   static constexpr bool kPairs = true;  // kernels_tile.hpp's tile(): l two steps at a time
-  // The blocked path's sizes (kernels_tile.hpp), AVX2's: a whole 768-deep strip of B (24 KB)
-  // with A's 48 rows, no partial sums reloaded from C between k-blocks at d = 768. Against
-  // 256 / 96 / 64 in one process (Node, relaxed SIMD): proj 0.92x, out 0.92x, forward 0.93x at
+  // The blocked path's sizes (kernels_tile.hpp): a whole 768-deep strip of B (24 KB) with A's
+  // 48 rows, no partial sums reloaded from C between k-blocks at d = 768. Against 256 / 96 / 64
+  // in one process (Node, relaxed SIMD): proj 0.92x, out 0.92x, forward 0.93x at
   // (1, 1024, 768, 12); context 0.95x at (2, 1024, 64, 1). KC 512 or MC 96 lost part of it.
+  // NS 32 (B's blocks 256 columns wide, 768 KB): A (3 MB at d = 768, from L3) is streamed once
+  // per block, 3 times per 768-wide product instead of 6: proj ~0.9x of NS 16's; 8, 48, 96 lose.
   struct Blocks {
-    static constexpr int KC = 768, MC = 48, NS = 16;
+    static constexpr int KC = 768, MC = 48, NS = 32;
   };
   static T zero() { return wasm_f32x4_splat(0.0f); }
   static T load(const float* p) { return wasm_v128_load(p); }

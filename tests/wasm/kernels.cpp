@@ -4,7 +4,7 @@
 // how many differed, and the first few that did (what, where, wanted and got bits).
 //   gemm, gemm_nt: every (m, n, k) of the edge sizes below, each Tri mode, padded leading
 //     dimensions; then shapes across the blocked path's edges (k blocks of 768, rows in 48,
-//     column panels of 128: kernels_simd128.cpp's Blocks) and at attention sizes.
+//     column blocks of 256: kernels_simd128.cpp's Blocks) and at attention sizes.
 //   exp_shifted: 2^20 floats spread over [-110, 90] by their bits, the special values and the
 //     inputs whose fused steps round to a tie (the lanes the kernel must redo one by one),
 //     shifted by several maxima, every tail length; and each of its steps' results for 2.7 M
@@ -310,8 +310,8 @@ int main() {
       for (int k : sizes)
         for (Tri tri : {Tri::Full, Tri::LowerOut, Tri::LowerK})
           check_gemm(m, n, k, tri, (m + n + k) % 3, rng);
-  // The blocked path's edges: k blocks of 768, rows in blocks of 48, 128-column panels.
-  const int big[][3] = {{47, 127, 767},   {48, 128, 768}, {49, 129, 769}, {97, 513, 257},
+  // The blocked path's edges: k blocks of 768, rows in blocks of 48, 256-column blocks.
+  const int big[][3] = {{47, 255, 767},   {48, 256, 768}, {49, 257, 769}, {97, 513, 257},
                         {193, 1030, 300}, {1, 520, 800},  {3, 9, 1540},   {130, 40, 1000},
                         {65, 768, 520},   {300, 64, 300}, {300, 300, 64}};
   for (const auto& s : big)
