@@ -363,7 +363,7 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
                                 " tokens exceed context_length " + decimal(context_length));
   }
   check_dropout(dropout_p);
-#ifdef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__  // fresh projections: see AttentionScratch's
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
 #else
   const Tensor &queries = project(W_query, x, scratch.queries),
@@ -480,7 +480,7 @@ float MultiHeadAttention::prescaled(Tensor& queries) const {
 
 Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   check_input(x.shape, context_length);
-#ifdef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__  // as in CausalAttention::forward
   Tensor queries = W_query(x);
   const Tensor keys = W_key(x), values = W_value(x);  // (B, T, d_out)
   const float divisor = prescaled(queries);

@@ -77,7 +77,9 @@ struct AttentionScratch {
 #ifndef __EMSCRIPTEN__
   // Natively, forward's projections (and MultiHeadAttention's context before out_proj), kept
   // for the next call: fresh, they were 3,040 page faults per (1, 1024, 768) forward (glibc
-  // gives the freed 12 MB back). WASM's memory is never given back: nothing to keep there.
+  // gives the freed 12 MB back). WASM's memory is never given back: fresh ones fault nothing
+  // there, and kept ones (one path for both) cost 142 B of the module's gzip (the wasm 10 B
+  // smaller, but with 3 more functions most calls' indices move: deflated, 141 B larger).
   Tensor queries, keys, values, context;
 #endif
   AttentionScratch() = default;
