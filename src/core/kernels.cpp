@@ -40,6 +40,33 @@ Isa best_isa() {
 
 Isa g_isa = best_isa();
 
+// A set's gemm (bt: b is B^T) and its register tile's rows: the one table that dispatch() and
+// tile_rows() read. The reference: no gemm here (dispatch's loops), one row.
+using Gemm = void (*)(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                      float* c, int ldc, Tri tri, bool bt);
+struct IsaKernels {
+  Gemm gemm;
+  int tile_rows;
+};
+IsaKernels kernels_of(Isa isa) {
+  switch (isa) {
+#if defined(CA_KERNELS_X86)
+    case Isa::AVX512:
+      return {gemm_avx512, kTileRowsAvx512};
+    case Isa::AVX2:
+      return {gemm_avx2, kTileRowsAvx2};
+    case Isa::SSE2:
+      return {gemm_sse2, kTileRowsSse2};
+#endif
+#if defined(__wasm_simd128__)
+    case Isa::SIMD128:
+      return {gemm_simd128, 1};  // one thread: no split of rows to align
+#endif
+    default:
+      return {nullptr, 1};
+  }
+}
+
 }  // namespace
 
 const char* isa_name(Isa isa) {
@@ -80,20 +107,7 @@ bool isa_supported(Isa isa) {
 
 Isa active_isa() { return g_isa; }
 
-int tile_rows() {
-  switch (g_isa) {
-#if defined(CA_KERNELS_X86)
-    case Isa::AVX512:
-      return kTileRowsAvx512;
-    case Isa::AVX2:
-      return kTileRowsAvx2;
-    case Isa::SSE2:
-      return kTileRowsSse2;
-#endif
-    default:
-      return 1;
-  }
-}
+int tile_rows() { return kernels_of(g_isa).tile_rows; }
 
 bool force_isa(Isa isa) {
   if (!isa_supported(isa)) return false;
@@ -112,22 +126,8 @@ void dispatch(int m, int n, int k, const float* a, int lda, const float* b, int 
       for (int j = 0; j < n; ++j) c[long(i) * ldc + j] = 0.0f;
     return;
   }
-  switch (g_isa) {
-#if defined(CA_KERNELS_X86)
-    case Isa::AVX512:
-      return gemm_avx512(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
-    case Isa::AVX2:
-      return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
-    case Isa::SSE2:
-      return gemm_sse2(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
-#endif
-#if defined(__wasm_simd128__)
-    case Isa::SIMD128:
-      return gemm_simd128(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
-#endif
-    default:
-      break;
-  }
+  if (const Gemm gemm = kernels_of(g_isa).gemm)
+    return gemm(m, n, k, a, lda, b, ldb, c, ldc, tri, bt);
   if (!bt) return gemm_reference(m, n, k, a, lda, b, ldb, c, ldc, tri);
   // B^T (k, n), row-major; the buffer is kept for the next call on this thread.
   thread_local std::vector<float> packed;
