@@ -130,6 +130,17 @@ Tensor rand_parameter(int d_in, int d_out, Generator& gen) {
   return w;
 }
 
+// SelfAttention_v1's and v2's forward after the projections: queries, keys, values (T, d_out)
+// -> context (T, d_out), by attention.hpp's passes 2, 4 and 5 (no mask).
+Tensor self_attention(const Tensor& queries, const Tensor& keys, const Tensor& values, bool scale) {
+  const int T = queries.rows(), d_out = keys.cols();
+  Tensor scores({T, T}), weights({T, T}), context({T, d_out});
+  scores_forward(scores.matrix(), queries.matrix(), keys.matrix());
+  softmax_forward(weights.matrix(), scores.matrix(), score_divisor(d_out, scale));
+  context_forward(context.matrix(), weights.matrix(), values.matrix());
+  return context;
+}
+
 }  // namespace
 
 SelfAttentionV1::SelfAttentionV1(int d_in, int d_out, Generator& gen)
@@ -143,12 +154,7 @@ SelfAttentionV1::SelfAttentionV1(Tensor w_query, Tensor w_key, Tensor w_value)
 Tensor SelfAttentionV1::forward(const Tensor& x, bool scale) const {
   const Tensor keys = matmul(x, W_key), queries = matmul(x, W_query),
                values = matmul(x, W_value);  // (T, d_out)
-  const int T = x.rows(), d_out = keys.cols();
-  Tensor scores({T, T}), weights({T, T}), context({T, d_out});
-  scores_forward(scores.matrix(), queries.matrix(), keys.matrix());
-  softmax_forward(weights.matrix(), scores.matrix(), score_divisor(d_out, scale));
-  context_forward(context.matrix(), weights.matrix(), values.matrix());
-  return context;
+  return self_attention(queries, keys, values, scale);
 }
 
 SelfAttentionV2::SelfAttentionV2(int d_in, int d_out, bool qkv_bias, Generator& gen)
@@ -158,12 +164,7 @@ SelfAttentionV2::SelfAttentionV2(int d_in, int d_out, bool qkv_bias, Generator& 
 
 Tensor SelfAttentionV2::forward(const Tensor& x, bool scale) const {
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (T, d_out)
-  const int T = x.rows(), d_out = keys.cols();
-  Tensor scores({T, T}), weights({T, T}), context({T, d_out});
-  scores_forward(scores.matrix(), queries.matrix(), keys.matrix());
-  softmax_forward(weights.matrix(), scores.matrix(), score_divisor(d_out, scale));
-  context_forward(context.matrix(), weights.matrix(), values.matrix());
-  return context;
+  return self_attention(queries, keys, values, scale);
 }
 
 CausalAttention::CausalAttention(int d_in, int d_out, int context_length_, double dropout,
