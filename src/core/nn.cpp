@@ -111,8 +111,8 @@ Tensor dropout(const Tensor& x, double p, bool train, Generator& gen, DropoutRng
   Tensor noise(x.shape);
   bernoulli_(noise, 1.0 - p, gen, rng);
   // noise.div_(1 - p): the scalar becomes float32 before the division.
-  const float keep = static_cast<float>(1.0 - p);
-  for (std::size_t i = 0; i < y.numel(); ++i) y.data[i] *= noise.data[i] / keep;
+  const float one_minus_p = static_cast<float>(1.0 - p);
+  for (std::size_t i = 0; i < y.numel(); ++i) y.data[i] *= noise.data[i] / one_minus_p;
   return y;
 }
 
@@ -327,7 +327,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   if (!whole) return;
   if (drop) {
     check_dropout(p);
-    const float keep = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
+    const float one_minus_p = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
     if (p != 1.0) {
       s.noise.shape = {int(BH), T, T};
       s.noise.data.resize(BH * TT);
@@ -342,7 +342,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
           for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
         } else {
           const float* noise = s.noise.data.data() + row * T;
-          for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / keep;
+          for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / one_minus_p;
         }
       }
     });
@@ -532,8 +532,9 @@ MultiHeadAttention::Trace MultiHeadAttention::trace_rows(const float* xs,
   if (s.b0 < 0 || s.b0 >= s.b1 || s.b1 > B || s.h0 < 0 || s.h0 >= s.h1 || s.h1 > num_heads ||
       s.weight_heads == 0 || s.weight_heads < -1 || s.weight_heads > s.h1 - s.h0)
     throw std::invalid_argument("MultiHeadAttention: shard out of range");
-  const bool every_head = s.h0 == 0 && s.h1 == num_heads, whole = every_head && s.b1 - s.b0 == B;
-  if ((!whole || s.weight_heads >= 0) && training && dropout_p != 0.0)
+  const bool every_head = s.h0 == 0 && s.h1 == num_heads,
+             unsharded = every_head && s.b1 - s.b0 == B;
+  if ((!unsharded || s.weight_heads >= 0) && training && dropout_p != 0.0)
     throw std::invalid_argument("MultiHeadAttention: a shard cannot draw dropout");
   const std::vector<int> rows = {s.b1 - s.b0, T, d_in};
   const int c0 = s.h0 * head_dim, c1 = s.h1 * head_dim;         // the shard's heads' columns
