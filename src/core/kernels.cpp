@@ -1,4 +1,5 @@
-// The reference kernel, gemm_nt's packing and the choice of instruction set.
+// The reference kernel, gemm_nt's packing for it, and the choice of instruction set: the gemm's
+// (kernels_of) and the softmax's exp (vector_exp).
 #include "kernels.hpp"
 
 #include <algorithm>

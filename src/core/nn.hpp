@@ -167,6 +167,8 @@ struct MultiHeadAttention {
   bool prescale = false;
   DropoutRng rng = DropoutRng::Default;
 
+  mutable AttentionScratch scratch;
+
   // Every intermediate of forward, in the book's names (hd = head_dim = d_out / H); those not
   // kept are left empty.
   struct Trace {
@@ -183,7 +185,6 @@ struct MultiHeadAttention {
   // Given projections, drawing nothing (the bonus notebook's modules, bonus.hpp).
   MultiHeadAttention(Linear query, Linear key, Linear value, Linear out, int context_length,
                      double dropout, int num_heads);
-  mutable AttentionScratch scratch;
 
   // x (B, T, d_in) -> (B, T, d_out); dropout draws come from `gen` after every init. Both
   // skip the masked triangle (its cells are written as the full passes leave them: -inf
