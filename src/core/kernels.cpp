@@ -28,15 +28,11 @@ void gemm_reference(int m, int n, int k, const float* a, int lda, const float* b
 
 namespace {
 
+// The fastest set isa_supported() finds.
 Isa best_isa() {
-#if defined(__wasm_simd128__)
-  return Isa::SIMD128;
-#elif defined(CA_KERNELS_X86)
-  if (__builtin_cpu_supports("avx512f")) return Isa::AVX512;
-  return __builtin_cpu_supports("avx2") ? Isa::AVX2 : Isa::SSE2;
-#else
+  for (const Isa isa : {Isa::AVX512, Isa::AVX2, Isa::SSE2, Isa::SIMD128})
+    if (isa_supported(isa)) return isa;
   return Isa::Reference;
-#endif
 }
 
 Isa g_isa = best_isa();
