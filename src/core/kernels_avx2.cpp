@@ -12,6 +12,7 @@ struct Avx2 {
   // 16 ymm registers; 4 x 24's 17 did not (its third B vector was reloaded for every row).
   static constexpr int NV = 2;
   static constexpr bool kInPlace = true;
+  static constexpr bool kPairs = false;
   static constexpr int W = 8;
   static constexpr int MR = ca::kernels::kTileRowsAvx2;
   // The blocked path's sizes (kernels_tile.hpp): on Zen 3 (L1d 32 KB, L2 512 KB) a whole

@@ -12,6 +12,8 @@ struct Avx512 {
   using T = __m512;
   static constexpr int NV = 3;
   static constexpr bool kInPlace = true;
+  static constexpr bool kPairs = false;
+  static constexpr bool kPrefetchC = false;
   static constexpr int W = 16;
   static constexpr int MR = ca::kernels::kTileRowsAvx512;
   static T zero() { return _mm512_setzero_ps(); }

@@ -9,6 +9,7 @@ struct Simd128 {
   using T = v128_t;
   static constexpr int NV = 2;  // 4 x 2 tiles: half the code of 4 x 3 in the module
   static constexpr bool kInPlace = false;
+  static constexpr bool kPrefetchC = false;
   static constexpr int W = 4;
   static constexpr int MR = 4;
   static constexpr bool kPairs = true;  // kernels_tile.hpp's tile(): l two steps at a time

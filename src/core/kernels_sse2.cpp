@@ -9,6 +9,8 @@ struct Sse2 {
   using T = __m128;
   static constexpr int NV = 3;
   static constexpr bool kInPlace = true;
+  static constexpr bool kPairs = false;
+  static constexpr bool kPrefetchC = false;
   static constexpr int W = 4;
   static constexpr int MR = ca::kernels::kTileRowsSse2;
   static T zero() { return _mm_setzero_ps(); }

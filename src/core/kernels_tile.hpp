@@ -1,10 +1,11 @@
 // The register-tiled gemm, written once over a vector type V and included by one .cpp per
 // instruction set (kernels_sse2.cpp, kernels_avx2.cpp, kernels_simd128.cpp), each compiled
 // with its own flags. V provides: T, W (floats per vector), MR (rows per tile), NV (the widest
-// tile, in vectors; up to 4), kInPlace (whether small products skip the packing), zero(), load(p),
-// store(p, x), set1(f), add(x, y), mul(x, y). k > 0 (kernels.cpp handles k = 0). Everything here
-// has internal linkage and includes no library header, so no AVX2 instruction can leak into another
-// object through a shared inline function.
+// tile, in vectors; up to 4), kInPlace (whether small products skip the packing), kPairs
+// (whether tile() takes l two steps at a time), kPrefetchC (whether row_blocks() prefetches the
+// next tile's C), zero(), load(p), store(p, x), set1(f), add(x, y), mul(x, y). k > 0
+// (kernels.cpp handles k = 0). Everything here has internal linkage and includes no library
+// header, so no AVX2 instruction can leak into another object through a shared inline function.
 //
 // Each output keeps the reference order: acc = +0, then acc = acc + A(i, l) * B(l, j) for
 // l = 0, 1, ... (mul, then add). Vectors run across W outputs of a row (j), registers hold
@@ -35,31 +36,6 @@ struct Args {
 };
 
 inline int min_(int x, int y) { return x < y ? x : y; }
-
-// Whether V's tile takes l two steps at a time (kPairs, WASM's: see tile()).
-template <class V>
-constexpr auto pairs_of(int) -> decltype(V::kPairs) {
-  return V::kPairs;
-}
-template <class V>
-constexpr bool pairs_of(long) {
-  return false;
-}
-template <class V>
-constexpr bool kPairs = pairs_of<V>(0);
-
-// Whether the blocked path prefetches each next tile's rows of C (kPrefetchC, AVX2's: see
-// row_blocks()).
-template <class V>
-constexpr auto prefetch_c_of(int) -> decltype(V::kPrefetchC) {
-  return V::kPrefetchC;
-}
-template <class V>
-constexpr bool prefetch_c_of(long) {
-  return false;
-}
-template <class V>
-constexpr bool kPrefetchC = prefetch_c_of<V>(0);
 
 // Rows i0 .. i0 + MR - 1 x columns j0 .. j0 + NV * W - 1 of C, summed over l in [lb, le)
 // (LowerK: row i over l <= i only). b points at B(0, j0), or at a packed panel's B(lb, j0).
@@ -97,7 +73,7 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
   for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
   const float* bl = b;
   int l = lb;
-  if constexpr (kPairs<V>) {
+  if constexpr (V::kPairs) {
     // WASM: two steps of l per iteration, each its own block (in one block the compilers
     // hoist both steps' loads and V8 spills accumulators). The second step's A floats are
     // immediate offsets and its B row ldb on (a constant from panel_tile), so each pointer
@@ -227,7 +203,7 @@ inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int
   if constexpr (NV > 1)
     if (pw < NV * V::W) return panel_tile<V, MR, NV - 1>(g, i, j0, p, pw, lb, le, cols);
   // pw == NV * W here: kPairs' tile takes it as a constant (B's second row an immediate offset).
-  tile<V, MR, NV>(g, i, j0, p, kPairs<V> ? NV * V::W : pw, lb, le, lb > 0, cols);
+  tile<V, MR, NV>(g, i, j0, p, V::kPairs ? NV * V::W : pw, lb, le, lb > 0, cols);
 }
 
 // The blocked path's sizes: B's blocks of KC rows x NC = NS * NR columns, A's of MC rows. A V
@@ -284,7 +260,7 @@ __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, in
     int i = ic;
     for (; i + MR <= ie; i += MR) {
       if (lower_out && j0 > i + MR - 1) continue;
-      if constexpr (kPrefetchC<V>) {
+      if constexpr (V::kPrefetchC) {
         // The next tile's C rows (the next strip's first tile after the last) into L1 while
         // this one runs: its stores, and a later k-block's loads of partial sums, otherwise
         // wait on L2 or L3 at the tile's ends (a prefetch past C never faults). AVX2 on Zen 3:
