@@ -20,7 +20,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
-const { edits, loadAverage, EDITS: EDIT_LIST, RANDN_32 } = require('./edit-timing');
+const { edits, loadAverage, EDITS, RANDN_32 } = require('./edit-timing');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
@@ -29,7 +29,7 @@ const SIZE_BUDGET = 162545,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, 'randn T = 32': 30, 'randn T = 128': 50 };
 const LOADS = 10,
-  EDITS = 20;
+  EDIT_COUNT = 20; // of each edit, per page and build
 const build = path.dirname(web);
 
 const group = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -222,27 +222,21 @@ async function browser() {
         isolated = isolated && (await page.evaluate(() => crossOriginIsolated));
         pages.push(page);
       }
-      const runs = EDIT_LIST.filter((e) => !hash || !e.book).map((e) => [
-        e.what,
-        e.selector,
-        e.values,
-        e.check,
-      ]);
       const all = builds.map(() => []);
-      for (const [what, selector, values, check] of runs) {
+      for (const edit of EDITS.filter((e) => !hash || !e.book)) {
         // with --base, the two builds' edits in turn, half of them each time
         const got = builds.map(() => ({ dom: [], painted: [] })),
           parts = builds.length > 1 ? 2 : 1;
         for (let p = 0; p < parts; p++)
           for (let b = 0; b < builds.length; b++) {
             await pages[b].bringToFront(); // a page behind another gets throttled frames
-            const r = await edits(pages[b], { selector, values, check }, EDITS / parts);
+            const r = await edits(pages[b], edit, EDIT_COUNT / parts);
             got[b].dom.push(...r.dom);
             got[b].painted.push(...r.painted);
           }
         for (let b = 0; b < builds.length; b++) {
           console.log(
-            `  ${(name + label(b)).padEnd(14)} ${what.padEnd(26)} DOM ${ms(median(got[b].dom))}, painted ${stats(got[b].painted)}` +
+            `  ${(name + label(b)).padEnd(14)} ${edit.what.padEnd(26)} DOM ${ms(median(got[b].dom))}, painted ${stats(got[b].painted)}` +
               (b === 0 && base ? ratio(median(got[0].painted), median(got[1].painted)) : ''),
           );
           all[b].push(...got[b].painted);

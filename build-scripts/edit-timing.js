@@ -9,18 +9,12 @@
 // reached the tables.
 'use strict';
 
-/** The edits whose frame issue 21 budgets: d_out 2 <-> 3 (a change of shape: every box with a
- *  d_out axis), on the book's page and on randn inputs of T = 32. */
+/** Randn inputs of T = 32: a page whose edits issue 21 budgets, beside the book's. */
 const RANDN_32 =
   '#' + encodeURIComponent(JSON.stringify({ inputs: { randn: [32, 3], seed: 123 } }));
-const D_OUT = {
-  what: 'd_out 2 <-> 3',
-  selector: '#d_out',
-  values: ['2', '3'],
-  check: '[data-stage="context_vec"] .sh', // its shape: a table's caption or a heatmap's heading
-};
-/** Every edit budgets.js times (d_out among them; inputs[1][0] on the book's page only):
- *  {what, selector, values, check}, the control set to values[0] and values[1] in turn. */
+/** Every edit budgets.js times on each page it loads (inputs[1][0] on the book's only):
+ *  {what, selector, values, check}, the control set to values[0] and values[1] in turn.
+ *  d_out 2 <-> 3 is a change of shape (every box with a d_out axis): edit-profile.js's default. */
 const EDITS = [
   {
     what: 'dropout 0.5 <-> 0.4',
@@ -34,7 +28,12 @@ const EDITS = [
     values: ['789', '790'],
     check: '[data-stage="W_query"] td[data-row="0"][data-col="0"]',
   },
-  D_OUT,
+  {
+    what: 'd_out 2 <-> 3',
+    selector: '#d_out',
+    values: ['2', '3'],
+    check: '[data-stage="context_vec"] .sh', // its shape: a table's caption or a heatmap's heading
+  },
   {
     what: 'inputs[1][0] 0.55 <-> 0.9',
     selector: 'input[name=inputs][data-row="1"][data-col="0"]',
@@ -126,4 +125,4 @@ const loadAverage = () =>
     .map((x) => x.toFixed(2))
     .join(', ');
 
-module.exports = { edits, loadAverage, median, stopTrace, D_OUT, EDITS, RANDN_32 };
+module.exports = { edits, loadAverage, median, stopTrace, EDITS, RANDN_32 };
