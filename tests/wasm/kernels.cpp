@@ -118,7 +118,7 @@ void check_exp() {
   for (float max : {0.0f, 1.5f, -3.25f, 1e-3f}) {
     std::vector<float> want(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) want[i] = ca::sleef::expf_u10(x[i] - max);
-    for (int off = 0; off < 4; ++off) {  // every tail length
+    for (int off = 0; off < 8; ++off) {  // every tail length, odd and even groups of 4
       std::vector<float> got(x.begin() + off, x.end());
       ca::kernels::exp_shifted(got.data(), int(got.size()), max);
       ++g_cases;
@@ -232,7 +232,7 @@ void check_exp_relaxed(const std::vector<float>& x) {
   if (!ca::kernels::exp_relaxed_ready()) return;
   std::vector<float> want(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) want[i] = ca::sleef::expf_u10(x[i]);
-  for (int off = 0; off < 4; ++off) {  // every tail length
+  for (int off = 0; off < 8; ++off) {  // every tail length, and an odd group of 4 (two a step)
     std::vector<float> got(x.begin() + off, x.end());
     ca::kernels::exp_shifted_relaxed(got.data(), int(got.size()), 0.0f);
     ++g_cases;
@@ -261,9 +261,9 @@ void check_exp_relaxed_constants() {
                         kExpOverflow};
   std::vector<float> got;
   const unsigned char* m = kRelaxedModule;
-  // A global: v128 (0x7b), mutable (1), v128.const (0xfd 0x0c), 16 bytes, end (0x0b).
+  // A global: v128 (0x7b), immutable (0), v128.const (0xfd 0x0c), 16 bytes, end (0x0b).
   for (std::size_t i = 0; i + 21 <= sizeof kRelaxedModule; ++i) {
-    if (m[i] != 0x7b || m[i + 1] != 1 || m[i + 2] != 0xfd || m[i + 3] != 0x0c || m[i + 20] != 0x0b)
+    if (m[i] != 0x7b || m[i + 1] != 0 || m[i + 2] != 0xfd || m[i + 3] != 0x0c || m[i + 20] != 0x0b)
       continue;
     float lane[4];
     std::memcpy(lane, m + i + 4, 16);
