@@ -20,7 +20,7 @@ const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
-const { edits, loadAverage, EDITS, RANDN_32 } = require('./edit-timing');
+const { edits, editsOn, loadAverage, RANDN_32 } = require('./edit-timing');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
@@ -223,7 +223,7 @@ async function browser() {
         pages.push(page);
       }
       const all = builds.map(() => []);
-      for (const edit of EDITS.filter((e) => !hash || !e.book)) {
+      for (const edit of editsOn(hash)) {
         // with --base, the two builds' edits in turn, half of them each time
         const got = builds.map(() => ({ dom: [], painted: [] })),
           parts = builds.length > 1 ? 2 : 1;

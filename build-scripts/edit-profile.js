@@ -21,7 +21,15 @@
 'use strict';
 const fs = require('fs');
 const { launch, serve, ready, web } = require('../tests/js/browser');
-const { edits, loadAverage, median, stopTrace, EDITS, RANDN_32 } = require('./edit-timing');
+const {
+  edits,
+  editsOn,
+  loadAverage,
+  median,
+  stopTrace,
+  EDITS,
+  RANDN_32,
+} = require('./edit-timing');
 
 const args = process.argv.slice(2),
   opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt),
@@ -269,7 +277,7 @@ async function trace(browser, server, [name, hash], edit, file) {
       `edit-profile: ${N} edits of ${chosen.map((e) => e.what).join(', ')}, ${ROUNDS} interleaved rounds of ${dirs.join(', ')}; load ${loadAverage()}`,
     );
     const times = {},
-      runs = CASES.flatMap((c) => chosen.filter((e) => !c[1] || !e.book).map((e) => [c, e]));
+      runs = CASES.flatMap((c) => editsOn(c[1], chosen).map((e) => [c, e]));
     for (let r = 0; r < ROUNDS; r++)
       for (const [c, e] of runs)
         for (let d = 0; d < dirs.length; d++) {

@@ -43,6 +43,12 @@ const EDITS = [
   },
 ];
 
+/** The edits of list (EDITS, or some of them) made on the page of hash ('' is the book's):
+ *  inputs[1][0] on the book's only. */
+function editsOn(hash, list = EDITS) {
+  return list.filter((e) => !hash || !e.book);
+}
+
 /** Resolves to {dom, painted}: per edit, ms to the handler's return and to the frame painted.
  *  The first 4 edits warm up and are not counted. */
 async function edits(page, { selector, values, check }, n) {
@@ -125,4 +131,4 @@ const loadAverage = () =>
     .map((x) => x.toFixed(2))
     .join(', ');
 
-module.exports = { edits, loadAverage, median, stopTrace, EDITS, RANDN_32 };
+module.exports = { edits, editsOn, loadAverage, median, stopTrace, EDITS, RANDN_32 };
