@@ -279,10 +279,10 @@ test("exercise 3.3 in 1, 2, 3 and 4 Workers: the single-thread core's bits", asy
   }
 });
 
-// out_proj's weight and bias (2.4 MB) go to each Worker once for the settings (web/page/pool.js
-// sends them where web/page/runner.js's kept says the Worker lacks them; lib/worker.js keeps
-// them): the same settings again (a link to a stage of the preset) send none, other settings
-// send theirs, and Workers that replace a dead one get them again.
+// out_proj's weight and bias (2.4 MB) go to each Worker once for the settings (web/page/runner.js
+// sends them where its kept says the Worker lacks them; lib/worker.js keeps them): the same
+// settings again (a link to a stage of the preset) send none, other settings send theirs. After
+// a Worker's death no Worker starts: the main thread runs the shards and out_proj's blocks.
 test("out_proj's weight and bias go to each Worker once for the settings", async () => {
   const api = await loadApi();
   const gpt2 = api.presets.gpt2.config,
@@ -297,8 +297,15 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
     Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 });
     // Per run, each block's message's bytes (its typed arrays, wherever they are in it);
     // window.die: the next shard's Worker fails (its onerror: page/runner.js stops the pool, the
-    // shards run here).
+    // shards run here); window.started: the Workers started.
     const post = Worker.prototype.postMessage;
+    window.started = 0;
+    window.Worker = class extends Worker {
+      constructor(...a) {
+        super(...a);
+        window.started++;
+      }
+    };
     const bytes = (x) =>
       ArrayBuffer.isView(x)
         ? x.byteLength
@@ -316,7 +323,8 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
       return post.call(this, msg, transfer);
     };
   });
-  // The page's run of a hash: [the blocks' messages' bytes, mha.context_vecs' hash].
+  // The page's run of a hash: [the blocks' messages' bytes, mha.context_vecs' hash, the Workers
+  // started so far].
   const run = async (hash, die) => {
     await page.evaluate(
       ([h, d]) => {
@@ -340,6 +348,7 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
       return [
         window.blocks,
         Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, '0')).join(''),
+        window.started,
       ];
     });
   };
@@ -351,16 +360,23 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   const wasm = [];
   page.on('request', (r) => r.url().endsWith('/causal-attention-wasm-data.js') && wasm.push(r));
   await page.goto(suite.server.url + 'index.html');
-  assert.deepEqual(await run('#preset=gpt2', false), [both, cv1], 'first run');
+  assert.deepEqual(await run('#preset=gpt2', false), [both, cv1, 2], 'first run');
   const again = await run('#preset=gpt2&stage=mha.context_vecs', false);
-  assert.deepEqual(again, [none, cv1], 'the same settings again');
-  assert.deepEqual(await run('#preset=gpt2&qkv_bias', false), [both, cv2], 'other settings');
-  assert.deepEqual(await run('#preset=gpt2&qkv_bias&stage=mha.context_vecs', false), [none, cv2]);
+  assert.deepEqual(again, [none, cv1, 2], 'the same settings again');
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias', false), [both, cv2, 2], 'other settings');
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias&stage=mha.context_vecs', false), [
+    none,
+    cv2,
+    2,
+  ]);
   assert.match(await page.locator('#progress').textContent(), / in 2 Workers; /);
-  // The same settings, and a Worker dies at its shard: the shards run on the main thread,
-  // out_proj's blocks in new Workers, which are sent the weight and bias again.
-  assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [both, cv2], 'after a death');
-  // The wasm is fetched by the page alone: the new Workers too are given its compiled module.
+  // The same settings, and a Worker dies at its shard: the shards and out_proj's blocks run on
+  // the main thread (no block goes to a Worker, none starts), with the unbroken run's bits; so
+  // does the next run.
+  assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [[], cv2, 2], 'after a death');
+  assert.deepEqual(await run('#preset=gpt2', false), [[], cv1, 2], 'after a death, other settings');
+  assert.match(await page.locator('#progress').textContent(), / on the main thread; /);
+  // The wasm is fetched by the page alone: each Worker is given its compiled module.
   assert.equal(wasm.length, 1, 'requests of the wasm');
   assert.deepEqual(problems, []);
   await page.close();

@@ -9,20 +9,23 @@ import { glue } from './lazy.js';
 export var inWorker =
   typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 
-// out_proj's weight and bias, kept from the block that brought them: page/pool.js sends them
+// out_proj's weight and bias, kept from the block that brought them: page/runner.js sends them
 // once per Worker and settings.
 var kept = {};
 
-// One run, {result: {config, stages}, ms: its time, memory: wasm bytes} or {error}: api.run's,
-// or with rows, stage mha.context_vecs for those rows of mha.context_vec by out_proj's weight
-// and bias (result: {stages: [it]}: a pool's last step, page/pool.js).
-export function runHere(api, config, options, rows) {
+// The reply to msg, {result: {config, stages}, ms: its time, memory: wasm bytes} or {error}:
+// api.run's of {config, options}, or of a block {config, project: rows, out_proj: {weight,
+// bias}}, stage mha.context_vecs for those rows of mha.context_vec (result: {stages: [it]}: a
+// pool's last step, page/pool.js). The page's main thread runs the same messages where no
+// Worker does (page/runner.js).
+export function runHere(api, msg) {
   var t0 = performance.now(),
+    w = msg.out_proj,
     out;
   try {
-    out = rows
-      ? { result: { stages: [api.project(config, rows, kept.weight, kept.bias)] } }
-      : { result: api.run(config, options) };
+    out = msg.project
+      ? { result: { stages: [api.project(msg.config, msg.project, w.weight, w.bias)] } }
+      : { result: api.run(msg.config, msg.options) };
   } catch (e) {
     return { error: e.message };
   }
@@ -34,10 +37,10 @@ export function runHere(api, config, options, rows) {
 // A MultiHeadAttention shard of 16 tokens (~20 ms): the functions a run calls are compiled on
 // first call and tiered up as they run, and a GPT-2-size shard's first run paid for it (Node,
 // one thread's CPU: 1020-1120 ms cold, 870-930 ms after this, 560-630 ms a second run).
-var WARM_UP = [
-  { inputs: { randn: [16, 64] }, d_out: 96 },
-  { preset: 'gpt2', shard: [0, 1, 0, 12] },
-];
+var WARM_UP = {
+  config: { inputs: { randn: [16, 64] }, d_out: 96 },
+  options: { preset: 'gpt2', shard: [0, 1, 0, 12] },
+};
 
 /** The compiled wasm: {module: a WebAssembly.Module, set by lib/module.js's start() once
  *  compiled, or in a Worker the page's, posted ({wasm}: page/runner.js) instead of a fetch of
@@ -55,7 +58,7 @@ export function serve() {
       ready = load();
       ready.then(
         function (api) {
-          runHere(api, WARM_UP[0], WARM_UP[1]);
+          runHere(api, WARM_UP);
         },
         function () {}, // a request gets the error
       );
@@ -71,8 +74,8 @@ export function serve() {
     var msg = e.data;
     if (msg.wasm) return started((wasm.module = msg.wasm));
     started().then(function (api) {
-      if (msg.out_proj) kept = msg.out_proj;
-      var out = runHere(api, msg.config, msg.options, msg.project),
+      kept = msg.out_proj = msg.out_proj || kept;
+      var out = runHere(api, msg),
         stages = out.result ? out.result.stages : [];
       out.id = msg.id;
       globalThis.postMessage(

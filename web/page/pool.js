@@ -20,8 +20,8 @@ function like(s, shape, data) {
   return { id: s.id, title: s.title, code: s.code, shape: shape, data: data };
 }
 
-/** The run of plan p ({c: the resolved config, ids: the stages asked for, kept: page/runner.js's
- *  kept, n: the pool's size, order: every stage id, t0: when it was asked for}) on the pool:
+/** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
+ *  order: every stage id, t0: when it was asked for}) on the pool:
  *  ask(i, msg, transfer) is Worker i's reply to msg (page/runner.js's ask; i = -1: the first
  *  Worker free). */
 export function pooled(ask, config, p) {
@@ -60,7 +60,7 @@ export function pooled(ask, config, p) {
     }
     // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
     if (want.has('mha.context_vecs') && list.length > 1)
-      done = project(ask, config, p, by, list.length, memory).then(function (s) {
+      done = project(ask, config, by, list.length, memory).then(function (s) {
         by['mha.context_vecs'] = s;
       });
     return done.then(function () {
@@ -155,25 +155,20 @@ function onDemand(st, fetch) {
 }
 
 // mha.context_vecs from at most n blocks of batch element 1's rows of context_vec (by: the
-// stages by id; p: the plan), each projected by a Worker with the first shard's out_proj weight
-// and bias (where drawing the module's weights again was ~32 ms), sent to a Worker unless p.kept
-// says it keeps the same settings' (2.4 MB cloned, ~1 ms); element 2's rows the same. memory[i]:
-// Worker i's, the larger of its shard's and its block's (n shards: each block's Worker had one).
-function project(ask, config, p, by, n, memory) {
+// stages by id), each projected by a Worker with the first shard's out_proj weight and bias
+// (where drawing the module's weights again was ~32 ms; page/runner.js sends them to a Worker
+// once for the settings); element 2's rows the same. memory[i]: Worker i's, the larger of its
+// shard's and its block's (n shards: each block's Worker had one).
+function project(ask, config, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
     rows = cv.shape[1],
     block = Math.ceil(rows / n / 4) * 4, // whole 4-row tiles of the kernels
-    key = JSON.stringify(config),
+    out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data },
     blocks = [];
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
-    var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D),
-      msg = { config: config, project: part };
-    if (p.kept[i] !== key) {
-      msg.out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data };
-      p.kept[i] = key;
-    }
-    blocks.push(ask(i, msg, [part.buffer]));
+    var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D);
+    blocks.push(ask(i, { config: config, project: part, out_proj: out_proj }, [part.buffer]));
   }
   return Promise.all(blocks).then(function (outs) {
     var data = new Float32Array(B * rows * D);

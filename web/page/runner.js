@@ -26,19 +26,18 @@ export function runner() {
     pending = {},
     busy = [], // busy[i]: the requests Worker i has not answered
     given = [], // given[i]: Worker i has the page's compiled wasm
-    // kept[i]: the settings (their JSON) whose out_proj weight and bias Worker i keeps
-    // (page/pool.js records what it sends; lib/worker.js keeps it)
-    kept = [],
+    kept = [], // kept[i]: the settings (their JSON) whose out_proj Worker i keeps (lib/worker.js)
     queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
     broken = !scriptUrl;
-  function onMain(config, options) {
+  // msg ({config, options}, or out_proj's block: lib/worker.js's runHere) on the main thread.
+  function onMain(msg) {
     return new Promise(function (resolve) {
       setTimeout(resolve, 30);
     }) // let the progress paint
       .then(load)
       .then(function (api) {
-        return settle(runHere(api, config, options), 'main');
+        return settle(runHere(api, msg), 'main');
       });
   }
   function settle(out, where) {
@@ -47,16 +46,12 @@ export function runner() {
     return out;
   }
   // A Worker failed to start or died: every Worker stops, what was pending runs on the main
-  // thread.
+  // thread, and so does every later request (ask): none starts again.
   function fail() {
     broken = true;
     workers.forEach(function (w) {
       w.terminate();
     });
-    workers = [];
-    // The Workers started next are given the wasm, and sent out_proj's, again (kept emptied in
-    // place: a plan holds it).
-    given.length = kept.length = 0;
     Object.keys(pending).forEach(function (id) {
       pending[id].reject(DIED);
       delete pending[id];
@@ -103,14 +98,13 @@ export function runner() {
     }
   }
   // Worker i's reply to msg: {result, ms, memory} (lib/worker.js's runHere; out_proj's block
-  // {config, project} is answered as a run of its one stage). Where no Worker runs, a run (a
-  // shard, or heads asked for after the result: page/pool.js) runs on the main thread; a block
-  // goes to a Worker started anew, and if none starts, run() computes the whole configuration on
-  // the main thread.
+  // {config, project, out_proj} is answered as a run of its one stage). Where no Worker runs,
+  // the main thread answers it; a block whose Worker died took its rows along (transferred):
+  // run() then computes the whole configuration on the main thread.
   function ask(i, msg, transfer) {
-    if (broken && !msg.project) return onMain(msg.config, msg.options);
+    if (broken) return onMain(msg);
     return post(i, msg, transfer).catch(function (e) {
-      if (e === DIED && !msg.project) return onMain(msg.config, msg.options);
+      if (e === DIED && !msg.project) return onMain(msg);
       throw e;
     });
   }
@@ -123,8 +117,15 @@ export function runner() {
       drain();
     });
   }
+  // A block's out_proj weight and bias (2.4 MB cloned, ~1 ms) go to Worker i once for the
+  // settings: lib/worker.js keeps them.
   function send(i, msg, transfer, resolve, reject) {
-    var w = worker(i);
+    var w = worker(i),
+      key = JSON.stringify(msg.config);
+    if (msg.out_proj) {
+      if (kept[i] === key) delete msg.out_proj;
+      kept[i] = key;
+    }
     msg.id = next++;
     pending[msg.id] = { resolve: resolve, reject: reject };
     busy[i] = (busy[i] || 0) + 1;
@@ -141,7 +142,7 @@ export function runner() {
         }
       }
   }
-  // A pooled run's plan ({c, ids, kept, n, order, t0}: page/pool.js's pooled), or null where one
+  // A pooled run's plan ({c, ids, n, order, t0}: page/pool.js's pooled), or null where one
   // Worker does it all: not only MultiHeadAttention's stages, or dropout drawn over every head.
   // (One core: a pool of one, whose weights are computed on demand all the same.)
   function plan(api, config, options) {
@@ -160,7 +161,6 @@ export function runner() {
     return {
       c: c,
       ids: ids,
-      kept: kept,
       n: poolSize(),
       order: api.stageIds,
       t0: performance.now(),
@@ -168,17 +168,18 @@ export function runner() {
   }
   return {
     run: function (config, options) {
-      if (broken) return onMain(config, options);
+      var msg = { config: config, options: options };
+      if (broken) return onMain(msg);
       return load()
         .then(function (api) {
           var p = plan(api, config, options);
-          if (!p) return post(0, { config: config, options: options });
+          if (!p) return ask(0, msg);
           return pageLater().then(function (m) {
             return m.pool.pooled(ask, config, p);
           });
         })
         .catch(function (e) {
-          if (e === DIED) return onMain(config, options);
+          if (e === DIED) return onMain(msg);
           throw e;
         });
     },
