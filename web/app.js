@@ -342,6 +342,9 @@ function started(loaded, first) {
 // After the first table: the rest of the page's code (main[data-complete] waits for it).
 function painted() {
   doc.documentElement.dataset.ready = '1';
+  requestAnimationFrame(function () {
+    setTimeout(form.reveal); // after the first frame (page/form.js)
+  });
   stages.waitFor(
     preloadPage()
       .then(function (m) {
