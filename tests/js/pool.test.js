@@ -373,9 +373,18 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   // The same settings, and a Worker dies at its shard: the shards and out_proj's blocks run on
   // the main thread (no block goes to a Worker, none starts), with the unbroken run's bits; so
   // does the next run.
+  // The progress line says so, with the main thread's memory (once, not once per shard).
+  const line = () =>
+    page.evaluate(async () => [
+      document.getElementById('progress').textContent.replace(/^Computed in \d+ ms/, ''),
+      Math.round((await CausalAttention.load()).memoryBytes() / 2 ** 20),
+    ]);
   assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [[], cv2, 2], 'after a death');
+  let [shown, mb] = await line();
+  assert.equal(shown, ` on the main thread; WebAssembly memory ${mb} MB.`);
   assert.deepEqual(await run('#preset=gpt2', false), [[], cv1, 2], 'after a death, other settings');
-  assert.match(await page.locator('#progress').textContent(), / on the main thread; /);
+  [shown, mb] = await line();
+  assert.equal(shown, ` on the main thread; WebAssembly memory ${mb} MB.`);
   // The wasm is fetched by the page alone: each Worker is given its compiled module.
   assert.equal(wasm.length, 1, 'requests of the wasm');
   assert.deepEqual(problems, []);

@@ -51,7 +51,12 @@ export function pooled(ask, config, p) {
       });
     });
     var s = stageOf(outs[0], 'mha.attn_weights'),
-      done = Promise.resolve();
+      done = Promise.resolve(),
+      // A shard answered on the main thread: a Worker died, every Worker stopped and the rest
+      // ran there (page/runner.js), whose memory is then the only one left.
+      here = outs.some(function (o) {
+        return o.where === 'main';
+      });
     if (s) {
       by[s.id] = onDemand(like(s, [B, H, s.shape[2], s.shape[3]]), function (k0, k1) {
         return heads(ask, config, p, k0, k1);
@@ -75,9 +80,9 @@ export function pooled(ask, config, p) {
         result: { config: outs[0].result.config, stages: stages },
         ms: performance.now() - p.t0,
         memory: memory.reduce(function (a, b) {
-          return a + b;
+          return here ? Math.max(a, b) : a + b;
         }, 0),
-        where: 'worker',
+        where: here ? 'main' : 'worker',
         workers: outs.length,
       };
     });
