@@ -33,7 +33,7 @@ void product(MatrixMap out, const MatrixIn& a, const MatrixIn& b, bool bt) {
     float* cr = out.data() + long(r0) * out.outerStride() + c0;
     (bt ? kernels::gemm_nt : kernels::gemm)(r1 - r0, c1 - c0, k, ar, int(a.outerStride()), bc,
                                             int(b.outerStride()), cr, int(out.outerStride()),
-                                            kernels::Tri::Full);
+                                            Tri::Full);
   };
   const int mr = kernels::tile_rows(), tiles = (m + mr - 1) / mr;
   const int workers = double(m) * n * k < kParallelWork ? 1 : parallel_workers(tiles);
