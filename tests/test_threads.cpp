@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 #include "nn.hpp"
@@ -159,6 +160,28 @@ TEST_CASE("parallel_for runs every item once, on at most the workers asked for",
                                        if (i == 17) throw std::runtime_error("item 17");
                                      }),
                     "item 17");
+}
+
+TEST_CASE("a loop profile adds each pool loop's workers' CPU time", "[threads]") {
+  const Threads t(2);
+  const auto spin = [](double ms) {  // ms of this thread's CPU time
+    timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6 < ms);
+  };
+  ca::LoopProfile p;
+  ca::profile_loops(&p);
+  ca::parallel_for(4, 2, [&](std::size_t, int) { spin(2); });  // 8 ms over one or two workers
+  ca::parallel_for(4, 1, [&](std::size_t, int) { spin(1); });  // inline: not a pool loop
+  ca::profile_loops(nullptr);
+  ca::parallel_for(2, 2, [&](std::size_t, int) { spin(1); });  // after the profile
+  CHECK(p.loops == 1);
+  CHECK(p.busy_ms >= 8.0);
+  CHECK(p.busy_ms < 11.0);
+  CHECK(p.critical_ms >= 4.0);  // the slowest worker ran at least half of the items
+  CHECK(p.critical_ms <= p.busy_ms);
+  CHECK(p.wake_ms >= 0.0);
 }
 
 // The page's Worker pool (web/page/runner.js) splits exercise 3.3 into shards of (batch element,

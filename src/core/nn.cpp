@@ -187,6 +187,12 @@ CausalSplit causal_split(double pairs, double T, double hd) {
 }
 #endif
 
+CausalBlocks causal_blocks(int T, int hd, int within) {
+  const int mr = kernels::tile_rows();
+  const int rows = std::max(mr, (T + 4 * within - 1) / (4 * within) + mr - 1) / mr * mr;
+  return {rows, (T + rows - 1) / rows, std::max(16, (hd + within - 1) / within + 15) / 16 * 16};
+}
+
 namespace {
 
 // The T rows of hd floats, ld apart, at x.
@@ -288,12 +294,8 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     return bh < kept ? trace->attn_weights.data.data() + bh * TT : buffer;
   };
   if (!whole && split.within > 1) {  // 2. a pair at a time, on every worker, in one buffer
-    // Rows in blocks of whole tiles, about 4 per worker, the longest (last) rows first.
-    const int mr = kernels::tile_rows();
-    const int rows =
-        std::max(mr, (T + 4 * split.within - 1) / (4 * split.within) + mr - 1) / mr * mr;
-    const int blocks = (T + rows - 1) / rows;
-    const int cols = std::max(16, (hd + split.within - 1) / split.within + 15) / 16 * 16;
+    const CausalBlocks b = causal_blocks(T, hd, split.within);
+    const int rows = b.rows, blocks = b.blocks, cols = b.cols;
     // Whether each block's rows of the values are finite: found by the block's worker, not on
     // one thread before the columns' split, nor again by each column's item (combine).
     std::vector<unsigned char> finite_rows(blocks);

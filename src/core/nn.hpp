@@ -66,6 +66,13 @@ inline CausalSplit causal_split(double, double, double) { return {1, 1}; }  // n
 #else
 CausalSplit causal_split(double pairs, double T, double hd);
 #endif
+// A pair's blocks when `within` workers share it: its rows in `blocks` blocks of `rows` (whole
+// tiles, about 4 per worker; block i is rows [(blocks - 1 - i) * rows, ...): the longest
+// first), then its context's columns in blocks of `cols`.
+struct CausalBlocks {
+  int rows, blocks, cols;
+};
+CausalBlocks causal_blocks(int T, int hd, int within);
 
 // Buffers a module's forward reuses from call to call (weights, dropout noise; a (T, T) of
 // scores turned into weights in place, per worker thread when the pairs split); a copy of the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ctime>
 
 #ifndef __EMSCRIPTEN__
 #include <condition_variable>
@@ -18,6 +19,7 @@ namespace ca {
 int num_threads() { return 1; }
 void set_num_threads(int) {}
 int parallel_workers(std::size_t) { return 1; }
+void profile_loops(LoopProfile*) {}
 
 #else
 
@@ -26,6 +28,13 @@ namespace {
 constexpr int kMaxThreads = 256;
 std::atomic<int> g_threads{0};       // 0: the hardware's count
 thread_local bool t_inside = false;  // this thread is running a parallel_for's items
+std::atomic<LoopProfile*> g_profile{nullptr};
+
+double clock_ms(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 // Threads that wait for a loop, run its items with the caller, and wait again. One loop at a
 // time: `busy_` is held by the caller for its duration.
@@ -55,6 +64,12 @@ class Pool {
       n_ = n;
       next_ = 0;
       workers_ = workers;
+      profile_ = g_profile;
+      if (profile_) {
+        cpu_.assign(workers, 0.0);
+        woke_.assign(workers, 0.0);
+        opened_ = clock_ms(CLOCK_MONOTONIC);
+      }
       open_ = true;
       error_ = nullptr;
       ++generation_;
@@ -66,6 +81,17 @@ class Pool {
     std::unique_lock<std::mutex> lock(mutex_);
     open_ = false;
     done_.wait(lock, [this] { return active_ == 0; });
+    if (LoopProfile* p = profile_) {
+      double critical = 0, wake = 0;
+      for (int w = 0; w < workers; ++w) {
+        critical = std::max(critical, cpu_[w]);
+        wake = std::max(wake, woke_[w]);
+        p->busy_ms += cpu_[w];
+      }
+      p->critical_ms += critical;
+      p->wake_ms += wake;
+      ++p->loops;
+    }
     if (error_) std::rethrow_exception(error_);
     return true;
   }
@@ -73,6 +99,11 @@ class Pool {
  private:
   // Claims items until none is left; the first exception stops the others' claims too.
   void items(int worker) {
+    double t0 = 0;
+    if (profile_) {
+      t0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+      if (worker > 0) woke_[worker] = clock_ms(CLOCK_MONOTONIC) - opened_;
+    }
     t_inside = true;
     for (std::size_t i; (i = next_.fetch_add(1)) < n_;) {
       try {
@@ -84,6 +115,7 @@ class Pool {
       }
     }
     t_inside = false;
+    if (profile_) cpu_[worker] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
   }
 
   void serve(int index) {
@@ -114,6 +146,9 @@ class Pool {
   unsigned generation_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
+  LoopProfile* profile_ = nullptr;  // g_profile when the loop started
+  std::vector<double> cpu_, woke_;  // each worker's CPU time in the loop's items, its start
+  double opened_ = 0;               // the loop's start (monotonic ms)
 };
 
 Pool& pool() {
@@ -130,6 +165,8 @@ int num_threads() {
 }
 
 void set_num_threads(int n) { g_threads = std::clamp(n, 0, kMaxThreads); }
+
+void profile_loops(LoopProfile* profile) { g_profile = profile; }
 
 int parallel_workers(std::size_t n) {
   if (t_inside) return 1;

@@ -18,6 +18,17 @@ void set_num_threads(int n);
 // parallel_for (nested loops run inline).
 int parallel_workers(std::size_t n);
 
+// For benchmarks (native): while a profile is set, each loop the pool runs adds its slowest
+// worker's CPU time in its items to `critical_ms` and every worker's to `busy_ms` (loops run
+// inline add nothing): a run's CPU time minus busy_ms, plus critical_ms, is its wall time on
+// idle cores with no wake-up cost. `wake_ms`: the wall time from each loop's start to the last
+// joining worker's (0 when none joined: the caller claimed every item first). nullptr stops.
+struct LoopProfile {
+  double critical_ms = 0, busy_ms = 0, wake_ms = 0;
+  long loops = 0;
+};
+void profile_loops(LoopProfile* profile);
+
 namespace detail {
 // One item of a loop: calls the loop's function object `f` on item i.
 using Item = void (*)(void* f, std::size_t i, int worker);
