@@ -112,15 +112,15 @@ int main(int argc, char** argv) {
   const std::size_t TT = std::size_t(T) * T;
   // Each pair's work f(bh, slot, from, to) split as causal_heads splits it on the threads set
   // now: the pairs over workers, each with its (T, T) slot, or a pair's blocks over `within`
-  // workers sharing slot 0: the rows or the context's columns.
-  enum Part { kRows, kColumns };
+  // workers sharing slot 0: the scores' columns, the rows, or the context's columns.
+  enum Part { kScoreColumns, kRows, kColumns };
   const auto split = [&](Part part, const std::function<void(int, int, int, int)>& f) {
     const ca::CausalSplit cs = ca::causal_split(B * H, T, hd);
     const int n = part == kColumns ? hd : T;
     if (cs.within <= 1)
       return ca::parallel_for(B * H, cs.pairs, [&](std::size_t bh, int w) { f(int(bh), w, 0, n); });
     const ca::CausalBlocks b = ca::causal_blocks(T, hd, cs.within);
-    const int size = part == kRows ? b.rows : b.cols;
+    const int size = part == kScoreColumns ? b.score_cols : part == kRows ? b.rows : b.cols;
     const int blocks = (n + size - 1) / size;
     for (int bh = 0; bh < B * H; ++bh)
       ca::parallel_for(blocks, cs.within, [&](std::size_t i, int) {
@@ -152,14 +152,12 @@ int main(int argc, char** argv) {
                               nullptr);
        },
        {}},
-      {"scores",  // rows [r0, r1): columns j < r0 whole, then the triangle
+      {"scores",  // columns [c0, c1) of rows from c0 on
        [&] {
-         split(kRows, [&](int bh, int slot, int r0, int r1) {
-           const float* qr = q.data() + at(bh) + std::size_t(r0) * D;
-           float* row = scores.data() + slot * TT + std::size_t(r0) * T;
-           if (r0 > 0) ca::kernels::gemm_nt(r1 - r0, r0, hd, qr, D, k.data() + at(bh), D, row, T);
-           ca::kernels::gemm_nt(r1 - r0, r1 - r0, hd, qr, D,
-                                k.data() + at(bh) + std::size_t(r0) * D, D, row + r0, T,
+         split(kScoreColumns, [&](int bh, int slot, int c0, int c1) {
+           const std::size_t c = at(bh) + std::size_t(c0) * D;
+           ca::kernels::gemm_nt(T - c0, c1 - c0, hd, q.data() + c, D, k.data() + c, D,
+                                scores.data() + slot * TT + std::size_t(c0) * T + c0, T,
                                 ca::kernels::Tri::LowerOut);
          });
        },

@@ -66,11 +66,13 @@ inline CausalSplit causal_split(double, double, double) { return {1, 1}; }  // n
 #else
 CausalSplit causal_split(double pairs, double T, double hd);
 #endif
-// A pair's blocks when `within` workers share it: its rows in `blocks` blocks of `rows` (whole
-// tiles, about 4 per worker; block i is rows [(blocks - 1 - i) * rows, ...): the longest
+// A pair's blocks when `within` workers share it: its scores' columns in blocks of
+// `score_cols` (about 2 per worker; block i is columns [i * score_cols, ...) of the rows from
+// i * score_cols on: the largest first), its rows (the softmax) in `blocks` blocks of `rows`
+// (whole tiles, about 4 per worker; block i is rows [(blocks - 1 - i) * rows, ...): the longest
 // first), then its context's columns in blocks of `cols`.
 struct CausalBlocks {
-  int rows, blocks, cols;
+  int score_cols, rows, blocks, cols;
 };
 CausalBlocks causal_blocks(int T, int hd, int within);
 
