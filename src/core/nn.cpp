@@ -231,7 +231,7 @@ void fill_masked(float* m, int T, int r0, int r1, float v, const unsigned char* 
 // of the first few, and no context.
 void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, const Tensor& values,
                   int H, float divisor, double p, bool training, Generator& gen, DropoutRng rng,
-                  AttentionScratch& s, MultiHeadAttention::Trace* trace = nullptr,
+                  AttentionScratch& scratch, MultiHeadAttention::Trace* trace = nullptr,
                   TraceKeep keep = {}) {
   const int B = queries.shape[0], T = queries.shape[1], D = queries.shape[2], hd = D / H;
   const std::size_t TT = std::size_t(T) * T, BH = std::size_t(B) * H;
@@ -256,9 +256,9 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   else if (kept != 0)
     trace->attn_weights = Tensor({1, int(kept), T, T});
   // Scores only (no softmax) go to the trace; weights need a buffer of their own unless kept.
-  if (!keep_weights && softmax) s.weights.resize(whole ? BH * TT : workers * TT);
-  s.full_rows.resize(whole ? BH * T : workers * T);
-  float* const weights = keep_weights ? trace->attn_weights.data.data() : s.weights.data();
+  if (!keep_weights && softmax) scratch.weights.resize(whole ? BH * TT : workers * TT);
+  scratch.full_rows.resize(whole ? BH * T : workers * T);
+  float* const weights = keep_weights ? trace->attn_weights.data.data() : scratch.weights.data();
   // Pair bh's first float in queries, keys, values and context: batch bh / H, head bh % H.
   const auto at = [&](std::size_t bh) { return (bh / H) * T * D + (bh % H) * hd; };
   // Pair bh's rows [r0, r1) of scores: softmax into w. Masked cells as masked_fill and softmax
@@ -321,16 +321,17 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
       });
       parallel_for(blocks, split.within, [&](std::size_t i, int) {
         const int r0 = (blocks - 1 - int(i)) * rows, r1 = std::min(T, r0 + rows);
-        normalize(bh, w, scores, s.full_rows.data(), r0, r1);
+        normalize(bh, w, scores, scratch.full_rows.data(), r0, r1);
         const float* v = values.data.data() + at(bh) + std::size_t(r0) * D;
         if (combined) finite_rows[i] = all_finite(v, r1 - r0, hd, D);
       });
       if (!combined) continue;
       const int finite =
           std::all_of(finite_rows.begin(), finite_rows.end(), [](unsigned char f) { return f; });
-      if (!finite) fill_masked(w, T, 0, T, 0.0f, s.full_rows.data());  // before the split
+      if (!finite) fill_masked(w, T, 0, T, 0.0f, scratch.full_rows.data());  // before the split
       parallel_for((hd + cols - 1) / cols, split.within, [&](std::size_t i, int) {
-        combine(bh, w, s.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols), finite);
+        combine(bh, w, scratch.full_rows.data(), int(i) * cols, std::min(hd, int(i + 1) * cols),
+                finite);
       });
     }
     return;
@@ -340,7 +341,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   parallel_for(BH, workers, [&](std::size_t bh, int worker) {
     const std::size_t slot = whole ? bh : std::size_t(worker);
     float* w = !softmax ? nullptr : kept_or(bh, weights + slot * TT);  // scores only: none
-    unsigned char* full = s.full_rows.data() + slot * T;
+    unsigned char* full = scratch.full_rows.data() + slot * T;
     attend(bh, w, full, 0, T);
     if (combined && !whole) combine(bh, w, full, 0, hd, -1);
   });
@@ -349,19 +350,19 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
     check_dropout(p);
     const float one_minus_p = static_cast<float>(1.0 - p);  // noise.div_(1 - p) in float32
     if (p != 1.0) {
-      s.noise.shape = {int(BH), T, T};
-      s.noise.data.resize(BH * TT);
-      bernoulli_(s.noise, 1.0 - p, gen, rng);  // every draw, in order, on this thread
+      scratch.noise.shape = {int(BH), T, T};
+      scratch.noise.data.resize(BH * TT);
+      bernoulli_(scratch.noise, 1.0 - p, gen, rng);  // every draw, in order, on this thread
     }
     // The masked cells are +0 and stay +0 (+0 times a finite number); only a full row runs whole.
     parallel_for(BH, workers, [&](std::size_t bh, int) {
       for (std::size_t row = bh * T; row < (bh + 1) * T; ++row) {
-        const std::size_t n = s.full_rows[row] ? T : row % T + 1;
+        const std::size_t n = scratch.full_rows[row] ? T : row % T + 1;
         float* w = weights + row * T;
         if (p == 1.0) {
           for (std::size_t j = 0; j < n; ++j) w[j] *= 0.0f;
         } else {
-          const float* noise = s.noise.data.data() + row * T;
+          const float* noise = scratch.noise.data.data() + row * T;
           for (std::size_t j = 0; j < n; ++j) w[j] *= noise[j] / one_minus_p;
         }
       }
@@ -369,7 +370,7 @@ void causal_heads(Tensor& context, const Tensor& queries, const Tensor& keys, co
   }
   if (!combined) return;
   parallel_for(BH, workers, [&](std::size_t bh, int) {
-    combine(bh, weights + bh * TT, s.full_rows.data() + bh * T, 0, hd, -1);
+    combine(bh, weights + bh * TT, scratch.full_rows.data() + bh * T, 0, hd, -1);
   });
 }
 
