@@ -120,9 +120,9 @@ export function runner() {
   // A block's out_proj weight and bias (2.4 MB cloned, ~1 ms) go to Worker i once for the
   // settings: lib/worker.js keeps them.
   function send(i, msg, transfer, resolve, reject) {
-    var w = worker(i),
-      key = JSON.stringify(msg.config);
+    var w = worker(i);
     if (msg.out_proj) {
+      var key = JSON.stringify(msg.config);
       if (kept[i] === key) delete msg.out_proj;
       kept[i] = key;
     }
