@@ -34,6 +34,11 @@ class Workload {
   bool ok() const { return !x_.data.empty(); }
   // One forward; returns the sum of the output (a check that every side computes the same).
   double run() {
+    forward();
+    return sum();
+  }
+  // One forward alone, its output kept: what compare.py times on PyTorch's side, m(x).
+  void forward() {
     if (wrapper_)  // Ch03_MHA_Wrapper: the heads concatenated, then its out_proj
       y_ = (*out_)(wrapper_->forward(x_, gen_));
     else if (flash_)  // qkv, the blocked pass, proj
@@ -43,6 +48,9 @@ class Workload {
       y_ = causal_->forward(x_, gen_);
     else
       y_ = out_ ? (*out_)(mha_->forward(x_, gen_)) : mha_->forward(x_, gen_);
+  }
+  // The sum of the last output, in order in a double (PyTorch's side: y.double().sum()).
+  double sum() const {
     double sum = 0;
     for (float v : y_.data) sum += v;
     return sum;
