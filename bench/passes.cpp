@@ -15,7 +15,7 @@
 // wall time on idle cores, which a loaded machine's wall time does not show; "wake", the time
 // the loops waited for their workers to start.
 //   alloc    the (B, T, D) tensors a forward allocates (q, k, v, context, output), zero-filled
-//   proj     the three projections (x @ W^T), into kept buffers
+//   proj     the three projections (x @ W^T), into kept buffers, in one loop (linears_forward)
 //   scores   q_bh @ k_bh^T per (batch, head), the lower triangle (gemm_nt LowerOut)
 //   softmax  the masked softmax per (batch, head) (causal_softmax_forward)
 //   exp      its exponentials alone (kernels::exp_shifted over each row's triangle)
@@ -106,7 +106,6 @@ int main(int argc, char** argv) {
   std::vector<float> q(std::size_t(rows) * D), k(q.size()), v(q.size()), ctx(q.size()), y(q.size()),
       scores(std::size_t(threads) * T * T), weights(scores.size());
   std::vector<unsigned char> full(std::size_t(threads) * T);
-  const ca::ConstMatrixMap xm(x.data.data(), rows, D);
   const float divisor = ca::score_divisor(hd, true);
   const auto at = [&](int bh) { return std::size_t(bh / H) * T * D + std::size_t(bh % H) * hd; };
   const std::size_t TT = std::size_t(T) * T;
@@ -146,10 +145,11 @@ int main(int argc, char** argv) {
        },
        {}},
       {"proj",
-       [&] {
-         for (float* out : {q.data(), k.data(), v.data()})
-           ca::linear_forward(ca::MatrixMap(out, rows, D), xm, mha.W_query.weight.matrix(),
-                              nullptr);
+       [&] {  // one loop over the three's columns, as nn.cpp's project()
+         const float* w = mha.W_query.weight.data.data();
+         const ca::LinearOut outs[] = {
+             {q.data(), w, nullptr, D}, {k.data(), w, nullptr, D}, {v.data(), w, nullptr, D}};
+         ca::linears_forward(x.data.data(), rows, D, outs, 3);
        },
        {}},
       {"scores",  // columns [c0, c1) of rows from c0 on

@@ -58,12 +58,15 @@ TEST_CASE("every stage has the same bits on 1, 2, 3 and 8 threads", "[threads]")
 }
 
 TEST_CASE("the modules split over threads with the bits of one", "[threads]") {
-  // Uneven splits: 5 batch elements, 3 or 7 heads, rows not a multiple of a 4-row tile.
+  // Uneven splits: 5 batch elements, 3 or 7 heads, rows not a multiple of a 4-row tile; at
+  // d = 400 the linears' columns in blocks of 112 (the last 64) on 2 threads, of 80 on 3 (the
+  // sixth block empty), none on 8 (too narrow: one linear after the other, rows split).
   const auto [B, T, d, H, p] = GENERATE(table<int, int, int, int, double>({
       {5, 33, 21, 3, 0.0},
       {3, 70, 28, 7, 0.0},
       {5, 33, 21, 3, 0.25},
       {1, 130, 64, 1, 0.0},
+      {1, 40, 400, 4, 0.0},  // the linears' columns split in one loop (linears_forward)
   }));
   INFO("B " << B << ", T " << T << ", d " << d << ", H " << H << ", p " << p);
   // clang (C++17) cannot capture structured bindings: copies.

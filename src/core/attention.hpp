@@ -9,6 +9,18 @@ namespace ca {
 // Pass 1: y (T, out) = x (T, in) @ weight(out, in)^T + bias (out), as nn.Linear.
 void linear_forward(MatrixMap y, const MatrixIn& x, const MatrixIn& weight, const float* bias);
 
+// Pass 1 of several linears of one input x (m, k), e.g. the queries', keys' and values': y_i
+// (m, n_i) = x @ w_i (n_i, k)^T + bias_i, row-major, each with linear_forward's bits, on the
+// threads in one loop over all their blocks of columns (natively; one after the other where a
+// linear_forward would not split its columns).
+struct LinearOut {
+  float* y;
+  const float* w;
+  const float* bias;  // or nullptr
+  int n;
+};
+void linears_forward(const float* x, int m, int k, const LinearOut* outs, int count);
+
 // Pass 2: scores (T, T) = queries (T, d) @ keys(T, d)^T.
 void scores_forward(MatrixMap scores, const MatrixIn& queries, const MatrixIn& keys);
 

@@ -72,10 +72,28 @@ Tensor columns(const Linear& l, const Tensor& x, int c0, int c1) {
 }
 
 #ifndef __EMSCRIPTEN__
-// l(x) into `kept`, a module's buffer (AttentionScratch): the same pages on every call.
-Tensor& project(const Linear& l, const Tensor& x, Tensor& kept) {
-  return fold_rows(x.data.data(), x.shape, l.weight.matrix(),
-                   l.bias ? l.bias->data.data() : nullptr, "Linear", "features", kept);
+// The queries', keys' and values' linears of x into a module's buffers (AttentionScratch: the
+// same pages on every call), in one loop over the threads (linears_forward), with l(x)'s bits.
+void project(const Linear& query, const Linear& key, const Linear& value, const Tensor& x,
+             AttentionScratch& scratch) {
+  LinearOut outs[3];
+  Tensor* kept[] = {&scratch.queries, &scratch.keys, &scratch.values};
+  const Linear* linears[] = {&query, &key, &value};
+  const int k = x.shape.empty() ? 1 : x.shape.back();
+  for (int i = 0; i < 3; ++i) {
+    const Linear& l = *linears[i];
+    const int n = l.weight.shape[0];
+    if (x.shape.empty() || k != l.weight.shape[1]) {
+      throw std::invalid_argument("Linear: input has " + decimal(k) + " features, expected " +
+                                  decimal(l.weight.shape[1]));
+    }
+    kept[i]->shape = x.shape;
+    kept[i]->shape.back() = n;
+    kept[i]->data.resize(Tensor::numel_of(kept[i]->shape));
+    outs[i] = {kept[i]->data.data(), l.weight.data.data(), l.bias ? l.bias->data.data() : nullptr,
+               n};
+  }
+  linears_forward(x.data.data(), int(x.numel() / k), k, outs, 3);
 }
 #endif
 
@@ -388,9 +406,8 @@ Tensor CausalAttention::forward(const Tensor& x, Generator& gen) const {
 #ifdef __EMSCRIPTEN__  // fresh projections: see AttentionScratch's
   const Tensor queries = W_query(x), keys = W_key(x), values = W_value(x);  // (B, T, d_out)
 #else
-  const Tensor &queries = project(W_query, x, scratch.queries),
-               &keys = project(W_key, x, scratch.keys),
-               &values = project(W_value, x, scratch.values);
+  project(W_query, W_key, W_value, x, scratch);
+  const Tensor &queries = scratch.queries, &keys = scratch.keys, &values = scratch.values;
 #endif
   Tensor context({B, T, d_out});
   causal_heads(context, queries, keys, values, 1, score_divisor(d_out, scale), dropout_p, training,
@@ -508,9 +525,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, Generator& gen) const {
   const float divisor = prescaled(queries);
   Tensor context(queries.shape);
 #else
-  Tensor& queries = project(W_query, x, scratch.queries);
-  const Tensor &keys = project(W_key, x, scratch.keys),
-               &values = project(W_value, x, scratch.values);
+  project(W_query, W_key, W_value, x, scratch);
+  Tensor& queries = scratch.queries;
+  const Tensor &keys = scratch.keys, &values = scratch.values;
   Tensor& context = scratch.context;  // every value is written
   context.shape = queries.shape;
   context.data.resize(queries.numel());
