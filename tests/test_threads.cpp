@@ -99,7 +99,9 @@ TEST_CASE("causal attention split by pairs or within a pair has the bits of one 
           "[threads]") {
   const auto [B, T, d, H, way] = GENERATE(table<int, int, int, int, int>({
       {1, 264, 64, 1, 2},   // a pair of 264 x 264 x 64: its rows and columns split
-      {2, 300, 96, 1, 2},   // rows not a multiple of a tile, 96 columns in blocks of 48
+      {1, 300, 96, 1, 2},   // rows not a multiple of a tile, 96 columns in blocks of 48
+      {3, 264, 64, 1, 2},   // 3 pairs on 2 workers would leave a quarter idle: within
+      {2, 300, 96, 1, 1},   // 2 pairs on 2 workers: a pair each
       {2, 192, 128, 8, 1},  // 16 pairs of head size 16: the pairs split
       {2, 40, 16, 2, 0},    // too little work: one thread
   }));
