@@ -25,7 +25,6 @@ export function runner() {
   var workers = [],
     pending = {},
     busy = [], // busy[i]: the requests Worker i has not answered
-    given = [], // given[i]: Worker i has the page's compiled wasm
     kept = [], // kept[i]: the settings (their JSON) whose out_proj Worker i keeps (lib/worker.js)
     queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
     next = 0,
@@ -80,22 +79,17 @@ export function runner() {
         }
       };
       workers[i].onerror = fail;
-      give(i);
-      wasm.ready.push(function () {
-        give(i);
-      });
+      // The page's compiled wasm, before any request (lib/worker.js): one compile, its code
+      // shared, and no fetch, inflate or compile of the wasm in the Worker. Given now, or once
+      // compiled (lib/module.js's start() calls wasm.ready's functions then, once).
+      var w = workers[i],
+        give = function () {
+          w.postMessage({ wasm: wasm.module });
+        };
+      if (wasm.module) give();
+      else wasm.ready.push(give);
     }
     return workers[i];
-  }
-  // The page's compiled wasm to Worker i, before any request (lib/worker.js): one compile, its
-  // code shared, and no fetch, inflate or compile of the wasm in the Worker. Given when the
-  // Worker starts, or when the wasm is compiled (lib/module.js's start() calls wasm.ready's
-  // functions at once).
-  function give(i) {
-    if (workers[i] && !given[i] && wasm.module) {
-      given[i] = true;
-      workers[i].postMessage({ wasm: wasm.module });
-    }
   }
   // Worker i's reply to msg: {result, ms, memory} (lib/worker.js's runHere; out_proj's block
   // {config, project, out_proj} is answered as a run of its one stage). Where no Worker runs,
@@ -194,10 +188,6 @@ export function runner() {
         } catch (e) {
           // none may start here: runs go to the main thread
         }
-    },
-    /** 'worker' when runs go to Workers, 'main' when they fall back to the main thread. */
-    get mode() {
-      return broken ? 'main' : 'worker';
     },
   };
 }
