@@ -22,6 +22,40 @@ const sha = (f) =>
 const slice = (f, ranges) =>
   Float32Array.from(ranges.flatMap(([a, b]) => Array.from(f.subarray(a, b))));
 
+// Records in window.here what the page's main thread computes from now on, each with its
+// WebAssembly memory (MB) after: ['run', shard] (a pool's shard), ['project', rows] (out_proj's
+// block), ['heads', shard] (heads' weights fetched on demand once the result is in: the memory
+// they grow comes after the result's) or ['whole', stages] (any other run).
+const watchMain = (page) =>
+  page.evaluate(async () => {
+    const main = await CausalAttention.load(),
+      { run, project } = main,
+      mb = () => Math.round(main.memoryBytes() / 2 ** 20);
+    window.here = [];
+    main.run = (c, o) => {
+      const r = run(c, o),
+        heads = o && String(o.stages) === 'mha.attn_weights';
+      window.here.push(
+        o && o.shard ? [heads ? 'heads' : 'run', o.shard, mb()] : ['whole', o && o.stages, mb()],
+      );
+      return r;
+    };
+    main.project = (c, rows, w, b) => {
+      const r = project(c, rows, w, b);
+      window.here.push(['project', rows.length / 768, mb()]);
+      return r;
+    };
+  });
+// The progress line after 'Computed in N ms', and the line it should be where the run was on
+// the main thread: its memory is the main thread's when the result came (not the heads').
+const mainLine = (page) =>
+  page.evaluate(() => [
+    document.getElementById('progress').textContent.replace(/^Computed in \d+ ms/, ''),
+    ` on the main thread; WebAssembly memory ${Math.max(
+      ...window.here.filter(([k]) => k !== 'heads').map((x) => x[2]),
+    )} MB.`,
+  ]);
+
 test("a shard's stages and out_proj's rows are slices of the whole run, bit for bit", async () => {
   const api = await loadApi();
   const config = { inputs: { randn: [37, 20], seed: 5 }, d_out: 35, num_heads: 5, qkv_bias: true };
@@ -329,6 +363,7 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
     await page.evaluate(
       ([h, d]) => {
         window.blocks = [];
+        window.here = [];
         window.die = d;
         document.getElementById('progress')?.removeAttribute('data-state');
         location.hash = h;
@@ -374,19 +409,90 @@ test("out_proj's weight and bias go to each Worker once for the settings", async
   // the main thread (no block goes to a Worker, none starts), with the unbroken run's bits; so
   // does the next run.
   // The progress line says so, with the main thread's memory (once, not once per shard).
-  const line = () =>
-    page.evaluate(async () => [
-      document.getElementById('progress').textContent.replace(/^Computed in \d+ ms/, ''),
-      Math.round((await CausalAttention.load()).memoryBytes() / 2 ** 20),
-    ]);
+  await watchMain(page);
   assert.deepEqual(await run('#preset=gpt2&qkv_bias', true), [[], cv2, 2], 'after a death');
-  let [shown, mb] = await line();
-  assert.equal(shown, ` on the main thread; WebAssembly memory ${mb} MB.`);
+  let [shown, should] = await mainLine(page);
+  assert.equal(shown, should);
   assert.deepEqual(await run('#preset=gpt2', false), [[], cv1, 2], 'after a death, other settings');
-  [shown, mb] = await line();
-  assert.equal(shown, ` on the main thread; WebAssembly memory ${mb} MB.`);
+  [shown, should] = await mainLine(page);
+  assert.equal(shown, should);
   // The wasm is fetched by the page alone: each Worker is given its compiled module.
   assert.equal(wasm.length, 1, 'requests of the wasm');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+// A Worker dies with a block (or a shard) in flight: its rows went along (transferred), but the
+// runner posted a copy and keeps its own (web/page/runner.js's send), so the main thread computes
+// what the dead Worker owed alone; the live Worker's reply is kept, and it stops once it has
+// answered. Every later request runs on the main thread: none starts again.
+test("a Worker's death in flight: the main thread computes what it owed alone", async () => {
+  const api = await loadApi();
+  const gpt2 = api.presets.gpt2.config,
+    cv = sha(api.run(gpt2, { stages: ['mha.context_vecs'] }).stages[0].data);
+  for (const [at, owed] of [
+    // the second block's Worker, after its rows were posted: that block alone (512 of 1024 rows)
+    ['block', [['project', 512]]],
+    // the second shard's (heads 7-12): that shard, then out_proj's blocks (asked after the death)
+    [
+      'shard',
+      [
+        ['run', [0, 1, 6, 12]],
+        ['project', 512],
+        ['project', 512],
+      ],
+    ],
+  ]) {
+    const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
+    await page.addInitScript((at) => {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 });
+      const post = Worker.prototype.postMessage,
+        terminate = Worker.prototype.terminate;
+      window.started = 0;
+      window.stopped = 0;
+      window.Worker = class extends Worker {
+        constructor(...a) {
+          super(...a);
+          window.started++;
+        }
+        terminate() {
+          window.stopped++;
+          return terminate.call(this);
+        }
+      };
+      let blocks = 0;
+      // The Worker dies once the message is posted (its transfer done): it never answers.
+      Worker.prototype.postMessage = function (msg, transfer) {
+        post.call(this, msg, transfer);
+        if (at === 'block' ? msg.project && ++blocks === 2 : msg.options?.shard?.[2] > 0) {
+          terminate.call(this);
+          this.onerror(new Event('error'));
+        }
+      };
+    }, at);
+    await page.goto(suite.server.url + 'index.html');
+    await watchMain(page);
+    await page.evaluate(() => (location.hash = '#preset=gpt2'));
+    await page.waitForSelector('#progress[data-state="done"], #progress[hidden]', {
+      state: 'attached',
+      timeout: 300000,
+    });
+    const got = await page.evaluate(async () => {
+      const s = CausalAttention.__modules['page/store.js']
+          .get()
+          .result.stages.find((x) => x.id === 'mha.context_vecs'),
+        d = await crypto.subtle.digest('SHA-256', s.data);
+      return [
+        // the pool's shards and blocks that the main thread ran
+        window.here.filter(([k]) => k === 'run' || k === 'project').map(([k, x]) => [k, x]),
+        Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, '0')).join(''),
+        [window.started, window.stopped],
+      ];
+    });
+    assert.deepEqual(got, [owed, cv, [2, 2]], `a Worker died at its ${at}`);
+    const [shown, should] = await mainLine(page);
+    assert.equal(shown, should);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });

@@ -22,8 +22,8 @@ function like(s, shape, data) {
 
 /** The run of plan p ({c: the resolved config, ids: the stages asked for, n: the pool's size,
  *  order: every stage id, t0: when it was asked for}) on the pool:
- *  ask(i, msg, transfer) is Worker i's reply to msg (page/runner.js's ask; i = -1: the first
- *  Worker free). */
+ *  ask(i, msg) is Worker i's reply to msg (page/runner.js's ask; i = -1: the first Worker
+ *  free). */
 export function pooled(ask, config, p) {
   var asked = askShards(ask, config, p),
     want = new Set(p.ids), // the stages asked for
@@ -51,12 +51,7 @@ export function pooled(ask, config, p) {
       });
     });
     var s = stageOf(outs[0], 'mha.attn_weights'),
-      done = Promise.resolve(),
-      // A shard answered on the main thread: a Worker died, every Worker stopped and the rest
-      // ran there (page/runner.js), whose memory is then the only one left.
-      here = outs.some(function (o) {
-        return o.where === 'main';
-      });
+      done = Promise.resolve([]);
     if (s) {
       by[s.id] = onDemand(like(s, [B, H, s.shape[2], s.shape[3]]), function (k0, k1) {
         return heads(ask, config, p, k0, k1);
@@ -65,24 +60,35 @@ export function pooled(ask, config, p) {
     }
     // More shards than one: out_proj's rows in blocks (a shard of every head projects its own).
     if (want.has('mha.context_vecs') && list.length > 1)
-      done = project(ask, config, by, list.length, memory).then(function (s) {
-        by['mha.context_vecs'] = s;
-      });
-    return done.then(function () {
+      done = project(ask, config, by, list.length, memory);
+    return done.then(function (blocks) {
       var stages = p.order
-        .filter(function (id) {
-          return want.has(id) && by[id];
-        })
-        .map(function (id) {
-          return by[id];
+          .filter(function (id) {
+            return want.has(id) && by[id];
+          })
+          .map(function (id) {
+            return by[id];
+          }),
+        // The replies from the main thread: a Worker died and what it owed ran there (and every
+        // later request: page/runner.js), whose memory is then the only one left (the other
+        // Workers stop once they have answered).
+        here = outs.concat(blocks).filter(function (o) {
+          return o.where === 'main';
         });
       return {
         result: { config: outs[0].result.config, stages: stages },
         ms: performance.now() - p.t0,
-        memory: memory.reduce(function (a, b) {
-          return here ? Math.max(a, b) : a + b;
-        }, 0),
-        where: here ? 'main' : 'worker',
+        memory: here.length
+          ? Math.max.apply(
+              Math,
+              here.map(function (o) {
+                return o.memory;
+              }),
+            )
+          : memory.reduce(function (a, b) {
+              return a + b;
+            }, 0),
+        where: here.length ? 'main' : 'worker',
         workers: outs.length,
       };
     });
@@ -159,11 +165,12 @@ function onDemand(st, fetch) {
   return st;
 }
 
-// mha.context_vecs from at most n blocks of batch element 1's rows of context_vec (by: the
+// by['mha.context_vecs'] from at most n blocks of batch element 1's rows of context_vec (by: the
 // stages by id), each projected by a Worker with the first shard's out_proj weight and bias
 // (where drawing the module's weights again was ~32 ms; page/runner.js sends them to a Worker
 // once for the settings); element 2's rows the same. memory[i]: Worker i's, the larger of its
-// shard's and its block's (n shards: each block's Worker had one).
+// shard's and its block's (n shards: each block's Worker had one). Resolves to the blocks'
+// replies.
 function project(ask, config, by, n, memory) {
   var cv = by['mha.context_vec'],
     D = cv.shape[2],
@@ -172,8 +179,8 @@ function project(ask, config, by, n, memory) {
     out_proj = { weight: by['mha.out_proj.weight'].data, bias: by['mha.out_proj.bias'].data },
     blocks = [];
   for (var r0 = 0, i = 0; r0 < rows; r0 += block, i++) {
-    var part = cv.data.slice(r0 * D, Math.min(rows, r0 + block) * D);
-    blocks.push(ask(i, { config: config, project: part, out_proj: out_proj }, [part.buffer]));
+    var part = cv.data.subarray(r0 * D, Math.min(rows, r0 + block) * D); // runner.js copies it
+    blocks.push(ask(i, { config: config, project: part, out_proj: out_proj }));
   }
   return Promise.all(blocks).then(function (outs) {
     var data = new Float32Array(B * rows * D);
@@ -181,7 +188,8 @@ function project(ask, config, by, n, memory) {
       for (var b = 0; b < B; b++) data.set(o.result.stages[0].data, (b * rows + i * block) * D);
       memory[i] = Math.max(memory[i], o.memory);
     });
-    return like(outs[0].result.stages[0], [B, rows, D], data);
+    by['mha.context_vecs'] = like(outs[0].result.stages[0], [B, rows, D], data);
+    return outs;
   });
 }
 

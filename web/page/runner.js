@@ -14,7 +14,7 @@ import { pageLater } from './later-load.js';
 
 var MAX_POOL = 8,
   POOLED = /^mha\.(W_\w+|b_\w+|out_proj\.\w+|attn_weights|context_vecs?)$/, // what shards compute
-  DIED = {}; // a Worker failed: the run goes to the main thread
+  DIED = {}; // a Worker failed: what it owed goes to the main thread
 
 /** How many Workers a pool has: the reader's cores, at most 8. */
 export function poolSize() {
@@ -23,10 +23,9 @@ export function poolSize() {
 
 export function runner() {
   var workers = [],
-    pending = {},
-    busy = [], // busy[i]: the requests Worker i has not answered
+    owed = [], // owed[i]: the requests Worker i has not answered, by id: {resolve, reject}
     kept = [], // kept[i]: the settings (their JSON) whose out_proj Worker i keeps (lib/worker.js)
-    queue = [], // [msg, transfer, resolve, reject] for the first Worker free (post(-1, ...))
+    queue = [], // [msg, resolve, reject] for the first Worker free (ask(-1, ...))
     next = 0,
     broken = !scriptUrl;
   // msg ({config, options}, or out_proj's block: lib/worker.js's runHere) on the main thread.
@@ -44,33 +43,31 @@ export function runner() {
     out.where = where;
     return out;
   }
-  // A Worker failed to start or died: every Worker stops, what was pending runs on the main
-  // thread, and so does every later request (ask): none starts again.
-  function fail() {
+  // Worker i failed to start or died: what it owed runs on the main thread (ask), and so does
+  // every later request: none starts again. The other Workers finish what they run (their
+  // replies kept), then stop (drain).
+  function fail(i) {
     broken = true;
-    workers.forEach(function (w) {
-      w.terminate();
-    });
-    Object.keys(pending).forEach(function (id) {
-      pending[id].reject(DIED);
-      delete pending[id];
-    });
+    for (var id in owed[i]) owed[i][id].reject(DIED);
+    owed[i] = {};
     queue.splice(0).forEach(function (q) {
-      q[3](DIED);
+      q[2](DIED);
     });
+    drain();
   }
   function worker(i) {
-    if (!workers[i]) {
+    var w = workers[i];
+    if (!w) {
       try {
-        workers[i] = new Worker(scriptUrl);
+        w = workers[i] = new Worker(scriptUrl);
+        owed[i] = {};
       } catch (e) {
-        fail(); // none may start here
+        fail(i); // none may start here
         throw DIED;
       }
-      workers[i].onmessage = function (e) {
-        var p = pending[e.data.id];
-        delete pending[e.data.id];
-        busy[i]--;
+      w.onmessage = function (e) {
+        var p = owed[i][e.data.id];
+        delete owed[i][e.data.id];
         drain();
         try {
           p.resolve(settle(e.data, 'worker'));
@@ -78,63 +75,69 @@ export function runner() {
           p.reject(err);
         }
       };
-      workers[i].onerror = fail;
+      w.onerror = function () {
+        fail(i);
+      };
       // The page's compiled wasm, before any request (lib/worker.js): one compile, its code
       // shared, and no fetch, inflate or compile of the wasm in the Worker. Given now, or once
       // compiled (lib/module.js's start() calls wasm.ready's functions then, once).
-      var w = workers[i],
-        give = function () {
-          w.postMessage({ wasm: wasm.module });
-        };
+      var give = function () {
+        w.postMessage({ wasm: wasm.module });
+      };
       if (wasm.module) give();
       else wasm.ready.push(give);
     }
-    return workers[i];
+    return w;
   }
   // Worker i's reply to msg: {result, ms, memory} (lib/worker.js's runHere; out_proj's block
-  // {config, project, out_proj} is answered as a run of its one stage). Where no Worker runs,
-  // the main thread answers it; a block whose Worker died took its rows along (transferred):
-  // run() then computes the whole configuration on the main thread.
-  function ask(i, msg, transfer) {
+  // {config, project, out_proj} is answered as a run of its one stage); i = -1: the first Worker
+  // free takes it (a head asked for while the shards run goes to the Worker whose shard ends
+  // first). Where no Worker runs, or Worker i died before it answered, the main thread answers
+  // msg: as asked (send() posts a copy of a block's rows), so that a death costs the main
+  // thread what the dead Worker owed alone.
+  function ask(i, msg) {
     if (broken) return onMain(msg);
-    return post(i, msg, transfer).catch(function (e) {
-      if (e === DIED && !msg.project) return onMain(msg);
+    return new Promise(function (resolve, reject) {
+      if (i >= 0) return send(i, msg, resolve, reject);
+      queue.push([msg, resolve, reject]);
+      drain();
+    }).catch(function (e) {
+      if (e === DIED) return onMain(msg);
       throw e;
     });
   }
-  // i = -1: the first Worker free takes it (a head asked for while the shards run goes to the
-  // Worker whose shard ends first).
-  function post(i, msg, transfer) {
-    return new Promise(function (resolve, reject) {
-      if (i >= 0) return send(i, msg, transfer, resolve, reject);
-      queue.push([msg, transfer, resolve, reject]);
-      drain();
-    });
-  }
   // A block's out_proj weight and bias (2.4 MB cloned, ~1 ms) go to Worker i once for the
-  // settings: lib/worker.js keeps them.
-  function send(i, msg, transfer, resolve, reject) {
+  // settings (lib/worker.js keeps them); its rows as a copy, transferred: msg keeps its own,
+  // and its out_proj, for the main thread should Worker i die (ask).
+  function send(i, msg, resolve, reject) {
     var w = worker(i);
-    if (msg.out_proj) {
+    if (msg.project) {
       var key = JSON.stringify(msg.config);
+      msg = Object.assign({}, msg, { project: msg.project.slice() });
       if (kept[i] === key) delete msg.out_proj;
       kept[i] = key;
     }
     msg.id = next++;
-    pending[msg.id] = { resolve: resolve, reject: reject };
-    busy[i] = (busy[i] || 0) + 1;
-    w.postMessage(msg, transfer || []);
+    owed[i][msg.id] = { resolve: resolve, reject: reject };
+    w.postMessage(msg, msg.project ? [msg.project.buffer] : []);
   }
+  // Each Worker free takes the first request queued (ask(-1, ...)); once broken, it stops
+  // instead, out of the list.
   function drain() {
-    for (var i = 0; i < poolSize() && queue.length; i++)
-      if (!busy[i]) {
+    for (var i = 0; i < poolSize(); i++) {
+      if (Object.keys(owed[i] || {}).length) continue;
+      if (broken) {
+        if (workers[i]) workers[i].terminate();
+        delete workers[i];
+      } else if (queue.length) {
         var q = queue.shift();
         try {
-          send(i, q[0], q[1], q[2], q[3]);
+          send(i, q[0], q[1], q[2]);
         } catch (e) {
-          q[3](e); // no Worker starts: DIED
+          q[2](e); // no Worker starts: DIED
         }
       }
+    }
   }
   // A pooled run's plan ({c, ids, n, order, t0}: page/pool.js's pooled), or null where one
   // Worker does it all: not only MultiHeadAttention's stages, or dropout drawn over every head.
@@ -164,18 +167,13 @@ export function runner() {
     run: function (config, options) {
       var msg = { config: config, options: options };
       if (broken) return onMain(msg);
-      return load()
-        .then(function (api) {
-          var p = plan(api, config, options);
-          if (!p) return ask(0, msg);
-          return pageLater().then(function (m) {
-            return m.pool.pooled(ask, config, p);
-          });
-        })
-        .catch(function (e) {
-          if (e === DIED) return onMain(msg);
-          throw e;
+      return load().then(function (api) {
+        var p = plan(api, config, options);
+        if (!p) return ask(0, msg);
+        return pageLater().then(function (m) {
+          return m.pool.pooled(ask, config, p);
         });
+      });
     },
     /** Starts the pool's Workers now (each loads the glue at once, and starts its instance
      *  when given the page's compiled wasm), and loads the pool's steps (page/pool.js): a
