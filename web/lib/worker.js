@@ -9,8 +9,8 @@ import { glue } from './lazy.js';
 export var inWorker =
   typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 
-// out_proj's weight and bias, kept from the block that brought them: page/runner.js sends them
-// once per Worker and settings.
+// out_proj's weight and bias, kept from the block that brought them (runHere): page/runner.js
+// sends them once per Worker and settings.
 var kept = {};
 
 // The reply to msg, {result: {config, stages}, ms: its time, memory: wasm bytes} or {error}:
@@ -20,12 +20,13 @@ var kept = {};
 // Worker does (page/runner.js).
 export function runHere(api, msg) {
   var t0 = performance.now(),
-    w = msg.out_proj,
     out;
   try {
-    out = msg.project
-      ? { result: { stages: [api.project(msg.config, msg.project, w.weight, w.bias)] } }
-      : { result: api.run(msg.config, msg.options) };
+    if (!msg.project) out = { result: api.run(msg.config, msg.options) };
+    else {
+      kept = msg.out_proj || kept; // the block's, or those kept for its settings
+      out = { result: { stages: [api.project(msg.config, msg.project, kept.weight, kept.bias)] } };
+    }
   } catch (e) {
     return { error: e.message };
   }
@@ -74,7 +75,6 @@ export function serve() {
     var msg = e.data;
     if (msg.wasm) return started((wasm.module = msg.wasm));
     started().then(function (api) {
-      kept = msg.out_proj = msg.out_proj || kept;
       var out = runHere(api, msg),
         stages = out.result ? out.result.stages : [];
       out.id = msg.id;
