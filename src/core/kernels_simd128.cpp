@@ -13,6 +13,9 @@ struct Simd128 {
   static constexpr int W = 4;
   static constexpr int MR = 4;
   static constexpr bool kPairs = true;  // kernels_tile.hpp's tile(): l two steps at a time
+  // Measured slower in V8 (Node 20, (1, 1024, 768, 12), rotated in one invocation), with fewer
+  // instructions per two steps than this tile's ~52: 2 x 4 (49; NS 16) proj 1.16x, 1.24x at
+  // KC 384; l four steps an iteration (~50.5) proj 1.13x; packed A (48) ~1.1x. 3 x 3 spills.
   // The blocked path's sizes (kernels_tile.hpp): a whole 768-deep strip of B (24 KB) with A's
   // 48 rows, no partial sums reloaded from C between k-blocks at d = 768. Against 256 / 96 / 64
   // in one process (Node, relaxed SIMD): proj 0.92x, out 0.92x, forward 0.93x at
