@@ -7,9 +7,9 @@
 // thread; and its synchronous font look-ups sent to the browser process (one per font family
 // missing or found, one per strike: family x integer size x weight x style), with their wall
 // time. The floor (one table, no script) is loaded in the same rounds. Several page directories
-// are loaded in interleaved rounds in one invocation (before/after), medians, ratios to the
-// first; the first directory's last trace is written to PREFIX.json (DevTools, Performance,
-// Load profile; or https://ui.perfetto.dev).
+// are loaded in interleaved rounds in one invocation (before/after): medians and minima, ratios
+// to the first; the first directory's last trace is written to PREFIX.json (DevTools,
+// Performance, Load profile; or https://ui.perfetto.dev).
 // --first: timed to the first stage table painted or data-ready, whichever comes first
 // (load-timing.js), for a page whose first screen is in its HTML (pre-rendered).
 //   node build-scripts/load-profile.js [WEB_DIR ...] [--loads N] [--page PATH] [--output PREFIX] [--first]
@@ -121,24 +121,31 @@ function split(events) {
         if (k === 0) last = events;
       }
     console.log(
-      `main thread's CPU (ms) from navigation start to the first frame painted, medians of ${LOADS};` +
+      `main thread's CPU (ms) from navigation start to the first frame painted, of ${LOADS} loads;` +
         ` wall: navigation -> painted; fonts: synchronous font look-ups (count, their wall ms)`,
     );
     console.log(`${''.padEnd(32)}${COLUMNS.map((c) => c.padStart(10)).join('')}`);
-    got.forEach((runs, k) => {
-      const m = COLUMNS.map((c) => median(runs.map((x) => x[c])));
-      console.log(
-        `${(k < dirs.length ? dirs[k] : 'floor: 1 table, no script').slice(-31).padEnd(32)}` +
-          m.map((x) => x.toFixed(1).padStart(10)).join(''),
-      );
-      if (k > 0 && k < dirs.length) {
-        const first = COLUMNS.map((c) => median(got[0].map((x) => x[c])));
-        console.log(
-          `${'  / the first'.padEnd(32)}` +
-            m.map((x, j) => (first[j] ? (x / first[j]).toFixed(2) : '-').padStart(10)).join(''),
+    // medians, then minima (the least disturbed load: on a shared machine the median moves)
+    const row = (label, v) =>
+      console.log(`${label.padEnd(32)}${v.map((x) => x.padStart(10)).join('')}`);
+    for (const [name, of] of [
+      ['median', median],
+      ['min', (a) => Math.min(...a)],
+    ])
+      got.forEach((runs, k) => {
+        const m = COLUMNS.map((c) => of(runs.map((x) => x[c]))),
+          first = COLUMNS.map((c) => of(got[0].map((x) => x[c])));
+        const label = k < dirs.length ? dirs[k] : 'floor: 1 table, no script';
+        row(
+          `${name} ${label.slice(-(31 - name.length))}`,
+          m.map((x) => x.toFixed(1)),
         );
-      }
-    });
+        if (k > 0 && k < dirs.length)
+          row(
+            '  / the first',
+            m.map((x, j) => (first[j] ? (x / first[j]).toFixed(2) : '-')),
+          );
+      });
     fs.writeFileSync(output + '.json', JSON.stringify(last));
     console.log(`load ${loadAverage()}; the first directory's last load traced: ${output}.json`);
   } finally {
