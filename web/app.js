@@ -14,6 +14,7 @@ import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
 import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
+import { afterFrame } from './page/frame.js';
 import { styleSheet } from './lib/styles.js';
 import * as chapter from './page/chapter.js';
 import { compute, remember, warm } from './page/compute.js';
@@ -342,9 +343,7 @@ function started(loaded, first) {
 // After the first table: the rest of the page's code (main[data-complete] waits for it).
 function painted() {
   doc.documentElement.dataset.ready = '1';
-  requestAnimationFrame(function () {
-    setTimeout(form.reveal); // after the first frame (page/form.js)
-  });
+  afterFrame(form.reveal); // the settings below the first screen (page/form.js)
   stages.waitFor(
     preloadPage()
       .then(function (m) {

@@ -13,7 +13,8 @@ var doc = document,
   NUMBERS = [],
   BOOLS = [],
   CHOICES = [],
-  EMPTY = {}; // the keys of the settings shown empty (settings.js): read on every edit
+  EMPTY = {}, // the keys of the settings shown empty (settings.js): read on every edit
+  later = []; // the fieldsets after the inputs' (start()), hidden until reveal()
 
 // One setting's control: a checkbox, a select of its choices or a text field, its label (the
 // table's), its error line; a note of index.html's (<template id="notes">, data-note=KEY) after
@@ -51,30 +52,30 @@ function control(s, notes) {
  *  1,066 px tall, they were a tenth of its main-thread time (style, layout, paint). */
 export function start() {
   var groups = [],
-    notes = doc.getElementById('notes');
+    notes = doc.getElementById('notes'),
+    box = doc.getElementById('settings');
   settings().forEach(function (s) {
     var last = groups[groups.length - 1];
     EMPTY[s.key] = s.empty;
     if (!last || last.name !== s.group) groups.push((last = { name: s.group, nodes: [] }));
     last.nodes = last.nodes.concat(control(s, notes));
   });
-  doc.getElementById('settings').append.apply(
-    doc.getElementById('settings'),
-    groups.map(function (g) {
-      var set = el(doc, 'fieldset', { hidden: true });
-      el(doc, 'legend', '', g.name, set);
-      set.append.apply(set, g.nodes);
-      return set;
-    }),
-  );
+  later = groups.map(function (g) {
+    var set = el(doc, 'fieldset', { hidden: true });
+    el(doc, 'legend', '', g.name, set);
+    set.append.apply(set, g.nodes);
+    return set;
+  });
+  box.append.apply(box, later);
   NUMBERS = keysOf('number');
   BOOLS = keysOf('boolean');
   CHOICES = keysOf('choice');
 }
 
-/** Shows the fieldsets start() built (app.js: in the task after the first frame). */
+/** Shows the fieldsets start() built (app.js: after the first frame, and after the scroll
+ *  hints' measuring, which would lay them out at once). */
 export function reveal() {
-  form.querySelectorAll('fieldset[hidden]').forEach(function (f) {
+  later.forEach(function (f) {
     f.hidden = false;
   });
 }

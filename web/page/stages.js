@@ -14,6 +14,7 @@ import { hints as scrollHints } from '../lib/hints.js';
 import { box as listBox, place } from '../lib/list.js';
 import { rebuild, stage as stageBox, update as updateStage } from '../lib/render.js';
 import { isBig } from '../lib/slices.js';
+import { afterFrame } from './frame.js';
 
 var doc = document,
   main = doc.getElementById('main'),
@@ -34,7 +35,6 @@ var pending = new WeakMap(),
   leaving = new Set();
 var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
-  hintFrame = 0, // the frame after which scroll hints are measured
   shows = 0, // show()'s count: a promise of an older one does not mark the page complete
   waits = []; // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
 var idle =
@@ -201,7 +201,9 @@ export function show(res, opts, extra, later, first) {
     if (sec.tagName === 'SECTION' && (list.length || !d.children.length || onScreen.get(sec)))
       sec.hidden = !list.length;
   });
-  hintsAfterFrame();
+  // After the frame: its layout is clean then, and measuring costs nothing; measuring before
+  // forced a layout of its own (25 ms of the book's load).
+  afterFrame(hints);
 }
 function held(box) {
   return leaving.has(box);
@@ -342,16 +344,5 @@ export function hints() {
   scrollHints(doc, function (s) {
     var box = s.closest('.lazy, .later'); // the nearest: a box inside a section
     return !box || onScreen.get(box) !== false;
-  });
-}
-// After show(): once the frame is painted its layout is clean, and measuring costs nothing;
-// measuring before forced a layout of its own (25 ms of the book's load).
-function hintsAfterFrame() {
-  if (hintFrame) return;
-  hintFrame = requestAnimationFrame(function () {
-    setTimeout(function () {
-      hintFrame = 0;
-      hints();
-    });
   });
 }

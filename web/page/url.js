@@ -12,10 +12,10 @@
 import { parse, stringify } from '../hash.js';
 import * as store from './store.js';
 import { isRecord, merge } from '../lib/own.js';
+import { afterFrame } from './frame.js';
 
 var written = null, // the hash this page last wrote or followed: not a navigation when seen again
-  due = null, // the state whose hash waits to be written
-  frame = 0;
+  due = null; // the state whose hash waits to be written
 
 /** The state a hash asks for: {config, preset, anchor, lecture: {on, stage}}; throws an Error
  *  saying why a hash is not valid. `known`: {stageIds, sections, presets} of the module. */
@@ -89,14 +89,10 @@ function write(s, push) {
 // history entry (a slide) at once. The newest state's hash only; pagehide writes one still due.
 function soon(s) {
   due = s;
-  if (!frame)
-    frame = requestAnimationFrame(function () {
-      setTimeout(flush);
-    });
+  afterFrame(flush);
 }
 function flush() {
   var s = due;
-  frame = 0;
   due = null;
   if (s) write(s, false);
 }
