@@ -322,8 +322,13 @@ start.addEventListener('click', function () {
 });
 $('torch-format').parentNode.before(start);
 
-// Phones: the settings start closed, so that the first table is on the first screen.
-if (matchMedia('(max-width: 700px)').matches) $('settings').open = false;
+// Phones: the settings start closed, so that the first table is on the first screen. Beside
+// the tables (style.css's two columns): hidden until the map is drawn above them (painted()),
+// which takes them off a first screen 800 px tall: in the first frame they were a tenth of its
+// main-thread time, and then moved 550 px down when the map came in.
+var settings = $('settings');
+if (matchMedia('(max-width: 700px)').matches) settings.open = false;
+settings.hidden = matchMedia('(min-width: 64em)').matches;
 
 // The page's first tables: the book's snapshot when the URL asks for the book (no module
 // before them), else the module's run.
@@ -350,7 +355,10 @@ function painted() {
         stages.contents(known);
         m.map.render(store.get());
       })
-      .catch(function () {}),
+      .catch(function () {})
+      .then(function () {
+        settings.hidden = false;
+      }),
   );
 }
 function failed(e) {
