@@ -14,7 +14,6 @@ import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
 import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
-import { afterFrame } from './page/frame.js';
 import { styleSheet } from './lib/styles.js';
 import * as chapter from './page/chapter.js';
 import { compute, remember, warm } from './page/compute.js';
@@ -325,7 +324,8 @@ $('torch-format').parentNode.before(start);
 // Phones: the settings start closed, so that the first table is on the first screen. Beside
 // the tables (style.css's two columns): hidden until the map is drawn above them (painted()),
 // which takes them off a first screen 800 px tall: in the first frame they were a tenth of its
-// main-thread time, and then moved 550 px down when the map came in.
+// main-thread time, and then moved 550 px down when the map came in. One column: all shown in
+// the first frame, the map after them (page/map.js).
 var settings = $('settings');
 if (matchMedia('(max-width: 700px)').matches) settings.open = false;
 settings.hidden = matchMedia('(min-width: 64em)').matches;
@@ -348,7 +348,6 @@ function started(loaded, first) {
 // After the first table: the rest of the page's code (main[data-complete] waits for it).
 function painted() {
   doc.documentElement.dataset.ready = '1';
-  afterFrame(form.reveal); // the settings below the first screen (page/form.js)
   stages.waitFor(
     preloadPage()
       .then(function (m) {

@@ -13,8 +13,7 @@ var doc = document,
   NUMBERS = [],
   BOOLS = [],
   CHOICES = [],
-  EMPTY = {}, // the keys of the settings shown empty (settings.js): read on every edit
-  later = []; // the fieldsets after the inputs' (start()), hidden until reveal()
+  EMPTY = {}; // the keys of the settings shown empty (settings.js): read on every edit
 
 // One setting's control: a checkbox, a select of its choices or a text field, its label (the
 // table's), its error line; a note of index.html's (<template id="notes">, data-note=KEY) after
@@ -48,8 +47,10 @@ function control(s, notes) {
 
 /** Builds the form's controls from the settings table (once the module is loaded), a fieldset
  *  per group in the table's order, after the inputs' fieldset; notes which controls hold what.
- *  They start hidden, shown by reveal() after the first frame: below the first screen up to
- *  1,066 px tall, they were a tenth of its main-thread time (style, layout, paint). */
+ *  In the first frame: beside the tables (two columns) the settings are hidden until the map
+ *  is drawn (app.js), on phones closed; in one column (701 px to 64em) they are what the first
+ *  screen shows, and shown after it they pushed the first table off it (layout shift 0.136
+ *  at 800 x 1024). */
 export function start() {
   var groups = [],
     notes = doc.getElementById('notes'),
@@ -60,24 +61,18 @@ export function start() {
     if (!last || last.name !== s.group) groups.push((last = { name: s.group, nodes: [] }));
     last.nodes = last.nodes.concat(control(s, notes));
   });
-  later = groups.map(function (g) {
-    var set = el(doc, 'fieldset', { hidden: true });
-    el(doc, 'legend', '', g.name, set);
-    set.append.apply(set, g.nodes);
-    return set;
-  });
-  box.append.apply(box, later);
+  box.append.apply(
+    box,
+    groups.map(function (g) {
+      var set = el(doc, 'fieldset');
+      el(doc, 'legend', '', g.name, set);
+      set.append.apply(set, g.nodes);
+      return set;
+    }),
+  );
   NUMBERS = keysOf('number');
   BOOLS = keysOf('boolean');
   CHOICES = keysOf('choice');
-}
-
-/** Shows the fieldsets start() built (app.js: after the first frame, and after the scroll
- *  hints' measuring, which would lay them out at once). */
-export function reveal() {
-  later.forEach(function (f) {
-    f.hidden = false;
-  });
 }
 
 // Equal configuration values (numbers, BigInt seeds, arrays of them, text).
