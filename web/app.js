@@ -321,14 +321,14 @@ start.addEventListener('click', function () {
 });
 $('torch-format').parentNode.before(start);
 
-// Phones: the settings start closed, so that the first table is on the first screen. Beside
-// the tables (style.css's two columns): hidden until the map is drawn above them (painted()),
-// which takes them off a first screen 800 px tall: in the first frame they were a tenth of its
-// main-thread time, and then moved 550 px down when the map came in. One column: all shown in
-// the first frame, the map after them (page/map.js).
-var settings = $('settings');
-if (matchMedia('(max-width: 700px)').matches) settings.open = false;
-settings.hidden = matchMedia('(min-width: 64em)').matches;
+// Beside the tables (style.css's two columns, 64em and wider): the settings are hidden until
+// the map is drawn above them (painted()), which takes them off a first screen 800 px tall: in
+// the first frame they were a tenth of its main-thread time, and then moved 550 px down when
+// the map came in. One column (phones, tablets upright): closed, so that the first table is on
+// the first screen (open, they and the map put it ~3,300 px down at 800 x 1024).
+var settings = $('settings'),
+  wide = matchMedia('(min-width: 64em)').matches;
+settings.open = settings.hidden = wide;
 
 // The page's first tables: the book's snapshot when the URL asks for the book (no module
 // before them), else the module's run.

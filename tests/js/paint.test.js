@@ -326,9 +326,8 @@ test("an edit's frame paints the tables, the map follows after it", async () => 
 
 // The first frame lays out and paints the first section only, and of it the first box, and
 // none of the settings beside the tables (hidden until the map of the chapter is drawn above
-// them, which takes them off the first screen: app.js); above the tables (one column), their
-// Inputs fieldset only (page/form.js: the others are below a first screen up to 1,066 px
-// tall, shown after the first frame): the sections below it (their headings, intros and
+// them, which takes them off the first screen: app.js) or above them (one column: closed,
+// so that the first table is on the first screen): the sections below it (their headings, intros and
 // placeholders were a third of the first layout's objects) skip style, layout and paint (.later:
 // content-visibility) until idle time reaches their boxes, and a jump renders them all before it
 // scrolls, so that it lands where it aims.
@@ -399,16 +398,22 @@ test('the first frame renders the first section only; idle time and jumps render
   );
   assert.deepEqual(problems, []);
   await page.close();
-  // One column (the settings above the tables): the settings and their Inputs fieldset.
+  // One column (a tablet upright): the settings closed above the tables, none of their
+  // fieldsets in the first frame, the first table on the first screen; the map in the contents.
   const narrow = await suite.browser.context.newPage();
   await narrow.setViewportSize({ width: 800, height: 1024 });
   await narrow.addInitScript(firstFrame);
   await narrow.goto(suite.server.url);
   assert.equal(await ready(narrow), '1');
+  await narrow.waitForSelector('#main[data-complete="1"]', { state: 'attached', timeout: 60000 });
   assert.deepEqual(
-    await narrow.evaluate(() => [window.__settings, ...window.__fieldsets]),
-    sets.first.map(() => true),
-    'one column: the settings and all their fieldsets in the first frame',
+    await narrow.evaluate(() => ({
+      first: [window.__settings, ...window.__fieldsets],
+      table: document.querySelector('[data-stage] table').getBoundingClientRect().bottom < 1024,
+      map: !!document.querySelector('#toc #map'),
+    })),
+    { first: [true, ...sets.first.slice(1).map(() => false)], table: true, map: true },
+    'one column: the settings closed in the first frame, the first table on the first screen',
   );
   await narrow.close();
   // A link to a stage far down: the sections above it rendered at once, it lands at the top.
@@ -426,8 +431,8 @@ test('the first frame renders the first section only; idle time and jumps render
 
 // What a reader sees while the book loads: nothing on screen moves (the Layout Instability API,
 // from navigation until the page is complete). In one column (701 px to 64em) the map came in
-// above the settings and tables (0.736 at 800 x 1024) and the fieldsets shown after the first
-// frame pushed the first table down (0.136); on a screen 1,080 px tall the second section's
+// above the open settings and the tables (0.736 at 800 x 1024) and the fieldsets shown after the
+// first frame pushed the first table down (0.136); on a screen 1,080 px tall the second section's
 // heading was pushed off it as the first section's boxes were filled (0.127).
 test('nothing on screen moves while the book loads: no layout shift, at four sizes', async () => {
   const shifts = [];

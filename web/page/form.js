@@ -47,10 +47,8 @@ function control(s, notes) {
 
 /** Builds the form's controls from the settings table (once the module is loaded), a fieldset
  *  per group in the table's order, after the inputs' fieldset; notes which controls hold what.
- *  In the first frame: beside the tables (two columns) the settings are hidden until the map
- *  is drawn (app.js), on phones closed; in one column (701 px to 64em) they are what the first
- *  screen shows, and shown after it they pushed the first table off it (layout shift 0.136
- *  at 800 x 1024). */
+ *  None is in the first frame: beside the tables (two columns) the settings are hidden until
+ *  the map is drawn, in one column closed (app.js). */
 export function start() {
   var groups = [],
     notes = doc.getElementById('notes'),

@@ -218,12 +218,10 @@ export function render(s) {
     var det = el(doc, 'details', { open: true }, undefined, nav);
     el(doc, 'summary', '', 'Map of the chapter', det);
     el(doc, 'div', 'mp', undefined, det);
-    // Beside the tables, above the settings; one column (701 px to 64em): after them (above,
-    // it pushed them and the tables down 1,100 px: layout shift 0.736 at 800 x 1024); a phone:
-    // inside the contents (closed), so that the first table stays on the first screen.
-    if (matchMedia('(max-width: 700px)').matches) doc.querySelector('#toc details').append(nav);
-    else if (matchMedia('(min-width: 64em)').matches) doc.getElementById('controls').prepend(nav);
-    else doc.getElementById('controls').append(nav);
+    // Beside the tables, above the settings; one column (phones, tablets upright): inside the
+    // contents (closed), so that the first table stays on the first screen.
+    if (matchMedia('(min-width: 64em)').matches) doc.getElementById('controls').prepend(nav);
+    else doc.querySelector('#toc details').append(nav);
     nav.addEventListener('click', function (e) {
       var a = e.target.closest('a'),
         target = a && doc.getElementById(a.dataset.node);
