@@ -18,6 +18,11 @@ using kernels::Tri;
 
 // Products this small run on one thread: waking a worker costs about as much.
 constexpr double kParallelWork = 1 << 18;
+#ifndef __EMSCRIPTEN__  // (WASM has one thread)
+// A product split by columns gives each worker at least 2 blocks of this many (product(),
+// linears_forward()); narrower ones split their rows.
+constexpr int kColumns = 64;
+#endif
 
 // out (m, n) = a (m, k) @ b (k, n) (bt false) or a @ b (n, k)^T (bt true), in BLAS's order
 // (kernels.hpp), split over threads: every output is still one in-order sum, so the bits do not
@@ -38,8 +43,7 @@ void product(MatrixMap out, const MatrixIn& a, const MatrixIn& b, bool bt) {
   const int mr = kernels::tile_rows(), tiles = (m + mr - 1) / mr;
   const int workers = double(m) * n * k < kParallelWork ? 1 : parallel_workers(tiles);
   if (workers <= 1) return part(0, m, 0, n);
-#ifndef __EMSCRIPTEN__  // (WASM has one thread)
-  constexpr int kColumns = 64;
+#ifndef __EMSCRIPTEN__
   if (n >= 2 * kColumns * workers) {  // an item per worker, of whole blocks of columns
     const int blocks = (n + kColumns - 1) / kColumns;
     return parallel_for(workers, workers, [&](std::size_t i, int) {
@@ -79,7 +83,8 @@ void linears_forward(const float* x, int m, int k, const LinearOut* outs, int co
   const int mr = kernels::tile_rows(), workers = parallel_workers((m + mr - 1) / mr);
   bool columns = workers > 1;
   for (int i = 0; i < count; ++i)
-    columns = columns && double(m) * outs[i].n * k >= kParallelWork && outs[i].n >= 128 * workers;
+    columns = columns && double(m) * outs[i].n * k >= kParallelWork &&
+              outs[i].n >= 2 * kColumns * workers;
   if (columns) {
     const int parts = 2 * workers;
     return parallel_for(std::size_t(count) * parts, workers, [&](std::size_t item, int) {
