@@ -326,11 +326,11 @@ test("an edit's frame paints the tables, the map follows after it", async () => 
 
 // The first frame lays out and paints the first section only, and of it the first box, and
 // none of the settings beside the tables (hidden until the map of the chapter is drawn above
-// them, which takes them off the first screen: app.js) or above them (one column: closed,
-// so that the first table is on the first screen): the sections below it (their headings, intros and
-// placeholders were a third of the first layout's objects) skip style, layout and paint (.later:
-// content-visibility) until idle time reaches their boxes, and a jump renders them all before it
-// scrolls, so that it lands where it aims.
+// them, which takes them off the first screen: app.js) or above them (one column: closed, so
+// that the first table is on the first screen): the sections below it (their headings, intros
+// and placeholders were a third of the first layout's objects) skip style, layout and paint
+// (.later: content-visibility) until idle time reaches their boxes, and a jump renders them all
+// before it scrolls, so that it lands where it aims.
 test('the first frame renders the first section only; idle time and jumps render the others', async () => {
   const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   const firstFrame = () => {

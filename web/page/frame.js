@@ -1,8 +1,8 @@
 // After the frame: fn runs in a task after the next frame is painted (a requestAnimationFrame
 // callback runs before the frame's style, layout and paint; a task it posts, after them). By
 // then the frame's layout is clean: reading it costs nothing, and what fn changes is not in the
-// frame. For what the first frame or an edit's frame need not wait for: the settings'
-// fieldsets (form.js), the scroll hints (stages.js), the URL's hash (url.js).
+// frame. For what the first frame or an edit's frame need not wait for: the scroll hints
+// (stages.js), the URL's hash (url.js).
 
 /** Runs fn in the task after the next frame is painted; once, if asked again before (fn.due
  *  says it waits). */
