@@ -208,23 +208,38 @@ def run_side(args, side, module, shape, runs, seconds, output=None, threads=1, b
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+# The sides a ratio of the core to PyTorch-OpenBLAS reads: they take --pair-rounds turns.
+PAIRED = ("native", "native-avx2", "openblas")
+
+
 def run_interleaved(args, jobs):
-    """jobs: {key: (side, module, shape, kwargs)}. Each runs in args.rounds processes, the jobs
-    taking turns (a, b, a, b, ...), each process >= runs / rounds samples and seconds / rounds:
-    a burst of load falls on every side alike instead of on one. Returns {key: result} with the
-    samples of every round pooled (check and bits from the last; all rounds' bits must agree)."""
-    rounds = max(1, args.rounds)
-    runs, seconds = max(1, -(-args.runs // rounds)), args.seconds / rounds
+    """jobs: {key: (side, module, shape, kwargs)}. Each runs in its rounds' processes
+    (--pair-rounds for the core and PyTorch-OpenBLAS, --rounds for the others), the jobs taking
+    turns (a, b, a, b, ...; the paired ones alone after the others' last), each process >= runs
+    / rounds samples and seconds / rounds: a burst of load, or the machine's other speed, falls
+    on every side alike instead of on one. Returns {key: result} with the samples of every round
+    pooled (check and bits from the last; all rounds' bits must agree)."""
+    rounds = {key: max(1, args.pair_rounds if side in PAIRED else args.rounds)
+              for key, (side, _, _, _) in jobs.items()}
     out = {}
-    for _ in range(rounds):
+    for i in range(max(rounds.values(), default=0)):
         for key, (side, module, shape, kw) in jobs.items():
-            r = run_side(args, side, module, shape, runs, seconds, **kw)
+            if i >= rounds[key]:
+                continue
+            r = run_side(args, side, module, shape, max(1, -(-args.runs // rounds[key])),
+                         args.seconds / rounds[key], **kw)
             if key in out and r.get("ok"):
                 if r.get("bits") != out[key].get("bits"):
                     print(f"compare: {side} {module} {shape}: bits differ between rounds", file=sys.stderr)
                 r["seconds"] = out[key]["seconds"] + r["seconds"]
             out[key] = r
     return out
+
+
+def ratio(a, b):
+    """Two sides' samples: the ratio of their medians, and of their minima in brackets (on a
+    machine with two speeds the minima are each side's fast state)."""
+    return f"{statistics.median(a) / statistics.median(b):.2f}x ({min(a) / min(b):.2f}x)"
 
 
 def walkthrough(args, sides):
@@ -271,7 +286,8 @@ def thread_tables(args, sides):
     print(f"\nOne thread and {n} threads (all the cores), the core against PyTorch on OpenBLAS "
           f"with the same count; median ms (min-max). Bits: the core's output hash on {n} threads "
           "against one thread's" + (f" (and the base build's, {base})" if base else "") +
-          f". Load average {load()} at the start.\n")
+          f". Each side in {args.pair_rounds} processes, taking turns; ratios: of the medians (of the "
+          f"minima). Load average {load()} at the start.\n")
     head = ["module", "B, T, d, H", "core, 1 thread", f"core, {n} threads", "PyTorch (OpenBLAS), 1 thread",
             f"PyTorch (OpenBLAS), {n} threads", "core / PyTorch, 1 thread", f"core / PyTorch, {n} threads",
             f"core, 1 / {n} threads", "bits"]
@@ -292,22 +308,22 @@ def thread_tables(args, sides):
             jobs.update({("base", t): ("native", module, shape, {"threads": t, "build": base})
                          for t in (1, n)})
         r = run_interleaved(args, jobs)
-        med = {k: statistics.median(v["seconds"]) for k, v in r.items()}
+        sec = {k: v["seconds"] for k, v in r.items()}
         same = len({r[(s, t)]["bits"] for s in ("native", "base") if (s, 1) in r for t in (1, n)}) == 1
         if not same:
             print(f"compare: {label}: the core's bits differ between 1 and {n} threads", file=sys.stderr)
         B, T, d, H = shape
         cells = ([cell(r[(s, t)]["seconds"]) for s in ("native", "openblas") for t in (1, n)] +
-                 [f"{med[('native', t)] / med[('openblas', t)]:.2f}x" for t in (1, n)] +
-                 [f"{med[('native', 1)] / med[('native', n)]:.2f}x", "equal" if same else "DIFFER"])
+                 [ratio(sec[("native", t)], sec[("openblas", t)]) for t in (1, n)] +
+                 [ratio(sec[("native", 1)], sec[("native", n)]), "equal" if same else "DIFFER"])
         if base:
             cells[2:2] = [cell(r[("base", t)]["seconds"]) for t in (1, n)]
-            cells[-1:-1] = [f"{med[('base', 1)] / med[('base', n)]:.2f}x"] + [
-                f"{med[('native', t)] / med[('base', t)]:.2f}x" for t in (1, n)]
+            cells[-1:-1] = [ratio(sec[("base", 1)], sec[("base", n)])] + [
+                ratio(sec[("native", t)], sec[("base", t)]) for t in (1, n)]
         print(f"| {name} | {B}, {T}, {d}, {H} | " + " | ".join(cells) + " |", flush=True)
     if args.rows and "cli" not in args.rows:
         return
-    runs, rounds = max(args.runs, 10), max(1, args.rounds)
+    runs, rounds = max(args.runs, 10), max(1, args.pair_rounds)
     core, torch, based = {t: ([], "") for t in (1, n)}, {t: [] for t in (1, n)}, {t: ([], "") for t in (1, n)}
     start = load()
     for _ in range(rounds):  # the sides take turns, as run_interleaved's
@@ -322,15 +338,13 @@ def thread_tables(args, sides):
     same = core[1][1] == core[n][1] and (not base or based[1][1] == based[n][1] == core[1][1])
     print(f"\n| `causal-attention --stage context_vecs --format torch`, randn (1024, 64), d_out 64, --eval "
           "(a process per run) vs PyTorch on OpenBLAS in-process (randn, init, forward) | median ms (min-max) "
-          "| core / PyTorch |")
+          "| core / PyTorch: medians (minima) |")
     print("|---|---|---|")
     for t in (1, n):
-        print(f"| CLI, --threads {t} | {cell(core[t][0])} | "
-              f"{statistics.median(core[t][0]) / statistics.median(torch[t]):.2f}x |")
+        print(f"| CLI, --threads {t} | {cell(core[t][0])} | {ratio(core[t][0], torch[t])} |")
         if base:
             print(f"| base CLI, --threads {t} | {cell(based[t][0])} | "
-                  f"{statistics.median(based[t][0]) / statistics.median(torch[t]):.2f}x "
-                  f"(CLI / base {statistics.median(core[t][0]) / statistics.median(based[t][0]):.2f}x) |")
+                  f"{ratio(based[t][0], torch[t])}; CLI / base {ratio(core[t][0], based[t][0])} |")
         print(f"| PyTorch (OpenBLAS), {t} thread{'s' if t > 1 else ''} | {cell(torch[t])} | |")
     print(f"\nThe CLI's CSV of context_vecs on 1 and {n} threads: sha256 {core[1][1]} and {core[n][1]}"
           + (f" (base: {based[1][1]} and {based[n][1]})" if base else "") + ", "
@@ -447,6 +461,10 @@ def main():
     p.add_argument("--rounds", type=int, default=3,
                    help="processes per side and row, the sides taking turns; runs and seconds "
                         "are shared among them")
+    p.add_argument("--pair-rounds", type=int, default=7,
+                   help="processes per row for the core's sides and PyTorch on OpenBLAS (the "
+                        "ratios the issue's target reads), taking turns with the others and then "
+                        "with each other")
     p.add_argument("--sides", default=",".join(SIDES))
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="the thread table's many-thread count (default: every core)")
@@ -472,7 +490,9 @@ def main():
 
 
 def tables(args, sides):
-    print(f"One thread each (the thread table below: 1 and {args.threads}); median of >= {args.runs} runs and >= {args.seconds} s; ms (min-max), GFLOP/s.\n")
+    print(f"One thread each (the thread table below: 1 and {args.threads}); median of >= {args.runs} runs and >= "
+          f"{args.seconds} s; ms (min-max), GFLOP/s. The core and PyTorch (OpenBLAS) in {args.pair_rounds} "
+          f"processes each, taking turns, the others in {args.rounds}; ratios: of the medians (of the minima).\n")
     head = ["module", "B, T, d, H"] + [SIDE_NAMES[s] for s in sides]
     ratios = [("native", "torch"), ("native", "openblas"), ("wasm", "native")]
     ratios = [r for r in ratios if r[0] in sides and r[1] in sides]
@@ -497,7 +517,7 @@ def tables(args, sides):
                 continue
             B, T, d, H = shape
             gflop = flops(module, B, T, d) / 1e9
-            cells, medians, checks, hashes = [], {}, {}, {}
+            cells, samples, checks, hashes = [], {}, {}, {}
             outputs = {side: os.path.join(tmp, side + ".f32") for side in ("native", "torch")}
             jobs = {side: (side, module, shape, {"output": outputs.get(side)}) for side in run}
             results = run_interleaved(args, jobs)
@@ -505,7 +525,7 @@ def tables(args, sides):
                 r = results[side]
                 if side == "native-avx2":
                     if r["ok"] and r["isa"] == "avx2":
-                        medians[side] = statistics.median(r["seconds"])
+                        samples[side] = r["seconds"]
                         hashes[side] = r.get("bits")
                     continue
                 if not r["ok"]:
@@ -513,13 +533,13 @@ def tables(args, sides):
                     continue
                 s = r["seconds"]
                 med = statistics.median(s)
-                medians[side], checks[side], hashes[side] = med, r["check"], r.get("bits")
+                samples[side], checks[side], hashes[side] = s, r["check"], r.get("bits")
                 rate = gflop / med
                 cells.append(f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.1f}" if rate >= 1 else
                              f"{ms(med)} ({ms(min(s))}-{ms(max(s))}) {rate:.2f}")
                 if "blas" in r:
                     loaded.setdefault(side, set()).update(r["blas"])
-            ratio_cells = [f"{medians[a] / medians[b]:.2f}x" if a in medians and b in medians else "" for a, b in ratios]
+            ratio_cells = [ratio(samples[a], samples[b]) if a in samples and b in samples else "" for a, b in ratios]
             if bits:
                 ratio_cells.append(difference(outputs["native"], outputs["torch"]))
             if "native-avx2" in hashes and hashes["native-avx2"] != hashes.get("native"):
@@ -542,7 +562,7 @@ def tables(args, sides):
     for side, blas in loaded.items():
         print(f"\n{SIDE_NAMES[side]} loaded: {', '.join(sorted(blas)) or 'no BLAS library'}")
     shutil.rmtree(tmp, ignore_errors=True)
-    print("\nTimes in ms; ratios are of median times (< 1: the core is faster). The last column"
+    print("\nTimes in ms; ratios are of median times, of the minima in brackets (< 1: the core is faster). The last column"
           " compares every output float's bits; WASM's are checked equal to native's by hash.")
 
 

@@ -2,7 +2,8 @@
 # The comparison of issue 9: the book's CausalAttention and MultiHeadAttention forward (eval)
 # on the native core, the WASM module in Node, Debian's PyTorch (reference BLAS) and the same
 # PyTorch on OpenBLAS, one thread each. Prints a Markdown table. Options go to compare.py
-# (--rows causal, --runs 3, --seconds 1, --rounds 3, --sides native,wasm,torch,openblas, --output FILE).
+# (--rows causal, --runs 3, --seconds 1, --rounds 3, --pair-rounds 7 (the core's and
+# PyTorch-OpenBLAS's processes, taking turns), --sides native,wasm,torch,openblas, --output FILE).
 # A run of every row and side also writes docs/performance-tables.md (dated, with the CPU and
 # the load average), which docs/performance.md links to: timings are never copied by hand.
 # OpenBLAS is unpacked under the build directory (apt-get download + dpkg -x), never
