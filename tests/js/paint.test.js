@@ -31,8 +31,9 @@ const PAGE_CEILING = 51333,
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;
 
-async function firstTable(context, url) {
+async function firstTable(context, url, before = async () => {}) {
   const { page, problems } = await watchedPage(context, new URL(url).origin + '/');
+  await before(page); // e.g. routes
   await page.addInitScript(OBSERVE_FIRST_TABLE);
   await page.goto(url);
   await page.waitForFunction(() => window.__firstTable, null, { timeout: 20000 });
@@ -161,17 +162,65 @@ test("only the book's exact configuration is painted from the snapshot; any othe
   assert.equal(await files('#d_out=x'), true);
 });
 
+// An edit made before the module is in waits for it, then shows. Beside the tables the settings
+// are shown with the map, after the first table, when the module may be in already: its
+// response (causal-attention-wasm.js) is held here until the edit is made, and the tables must
+// still show the book then.
 test('an edit made as soon as the book is painted waits for the module, then shows', async () => {
-  const { page, problems } = await firstTable(suite.browser.context, suite.server.url);
-  await page.fill('#d_out', '3'); // before the module is in (it loads in idle time)
+  const MODULE = /\/causal-attention-wasm\.js$/;
+  const hold = async (page) => {
+    let release;
+    const held = new Promise((r) => (release = r));
+    await page.route(MODULE, async (route) => {
+      await held;
+      await route.continue();
+    });
+    return release;
+  };
+  let release;
+  const { page, problems } = await firstTable(
+    suite.browser.context,
+    suite.server.url,
+    async (p) => (release = await hold(p)),
+  );
+  const shape = (id) =>
+    page.evaluate((id) => document.querySelector(`#main [data-stage="${id}"]`).dataset.shape, id);
+  await page.fill('#d_out', '3'); // the module is held: not in
+  await page.waitForTimeout(100);
+  const module = () =>
+    page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .some((r) => /causal-attention-wasm\.js$/.test(r.name)),
+    );
+  assert.deepEqual(
+    [await module(), await shape('context_vec')],
+    [false, '6,2'],
+    'before the module',
+  );
+  release();
   await page.waitForFunction(
     () => document.querySelector('#main [data-stage="context_vec"]').dataset.shape === '6,3',
   );
   assert.equal(await ready(page), '1');
   assert.match(await pageHash(page), /d_out=3/);
   // a button clicked before the module: + token after it arrives
-  const second = await firstTable(suite.browser.context, suite.server.url);
+  let release2;
+  const second = await firstTable(
+    suite.browser.context,
+    suite.server.url,
+    async (p) => (release2 = await hold(p)),
+  );
   await second.page.click('#add-token');
+  await second.page.waitForTimeout(100);
+  assert.equal(
+    await second.page.evaluate(
+      () => document.querySelector('#main [data-stage="inputs"]').dataset.shape,
+    ),
+    '6,3',
+    'before the module',
+  );
+  release2();
   await second.page.waitForFunction(
     () => document.querySelector('#main [data-stage="inputs"]').dataset.shape === '7,3',
   );
