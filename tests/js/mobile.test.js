@@ -260,6 +260,49 @@ for (const [size, viewport] of [
   });
 }
 
+// The map of the chapter: beside the tables, in their 24rem column; in one column, in the contents
+// (closed), where it scaled to the column (1,628 px tall at 800 x 1024, its labels 28 px): there it
+// is at most 27rem wide, whole on the screen, its type no smaller than beside the tables (nor
+// than the drawing's own size: 11 px labels).
+test('one column: the map in the contents fits on the screen, its type no smaller than beside the tables', async () => {
+  const measure = async (viewport, colorScheme) => {
+    const w = await open(suite.server.url, viewport, colorScheme);
+    assert.equal(await ready(w.page), '1');
+    const m = await w.page.evaluate(() => {
+      const map = document.getElementById('map'),
+        toc = map.closest('#toc');
+      if (toc) toc.querySelector('summary').click();
+      map.scrollIntoView();
+      const svg = map.querySelector('svg');
+      return {
+        toc: !!toc,
+        height: Math.round(map.getBoundingClientRect().height),
+        scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
+      };
+    });
+    const size = `${viewport.width}x${viewport.height}`;
+    await w.page.screenshot({ path: path.join(shots, `map-${size}-${colorScheme}.png`) });
+    await done(w);
+    return { size, ...m };
+  };
+  const beside = await measure(DESKTOP, 'light');
+  assert.equal(beside.toc, false, 'beside the tables, above the settings');
+  for (const [viewport, scheme] of [
+    [{ width: 800, height: 1024 }, 'light'],
+    [{ width: 800, height: 1024 }, 'dark'],
+    [PHONE, 'dark'],
+  ]) {
+    const m = await measure(viewport, scheme);
+    assert.ok(m.toc, `${m.size}: in the contents`);
+    assert.ok(m.height <= viewport.height, `${m.size}: the map is ${m.height} px tall`);
+    if (viewport.width > 700)
+      assert.ok(
+        m.scale >= Math.max(1, beside.scale),
+        `${m.size}: its type at ${m.scale}x its design size, ${beside.scale}x beside the tables`,
+      );
+  }
+});
+
 test('phone: a tapped cell opens a sheet above which it stays visible; nothing stays lit', async () => {
   const w = await open(suite.server.url, PHONE),
     page = w.page;
