@@ -46,6 +46,15 @@ Tensor& fold_rows(const float* x, std::vector<int> shape, const MatrixIn& w_t, c
   shape.back() = n;
   y.shape = std::move(shape);
   y.data.resize(Tensor::numel_of(y.shape));
+#ifndef __EMSCRIPTEN__
+  // Natively on the projections' split (linears_forward: 2 blocks of columns per worker, so a
+  // caller whose worker is late takes the blocks left), e.g. MultiHeadAttention's out_proj.
+  if (w_t.outerStride() == k) {
+    const LinearOut out = {y.data.data(), w_t.data(), bias, n};
+    linears_forward(x, rows, k, &out, 1);
+    return y;
+  }
+#endif
   linear_forward(MatrixMap(y.data.data(), rows, n), ConstMatrixMap(x, rows, k), w_t, bias);
   return y;
 }
