@@ -11,8 +11,10 @@
 // wall and CPU (the handler, the frame and its phases, any other task by the Chromium
 // function that posted it: autofill, timers, messages; the rest of the wall time the thread
 // ran nothing); the main thread's self time per trace event, per edit, split between the
-// edit's own frame and after it (idle time building boxes off screen, the URL, the map); and
-// the JS functions with the most self time.
+// edit's own frame and after it (idle time building boxes off screen, the URL, the map); what
+// the handler changed in the page, per stage box (nodes added or removed, texts, styles: what
+// the frame restyles and lays out) and the layout's dirty objects; and the JS functions with
+// the most self time.
 // Several page directories are timed in interleaved rounds, in one invocation (before/after:
 // the first is traced); medians. For readable function names, profile a page packed without
 // terser: CA_READABLE=1 node src/wasm/pack.js --page web OUT/web (see build-scripts/build.sh).
@@ -210,15 +212,25 @@ const top = (table, n, per) =>
 async function trace(browser, server, [name, hash], edit, file) {
   const page = await open(browser, server, hash),
     cdp = await browser.context.newCDPSession(page);
-  // performance.mark around each edit's frame: the trace's windows.
+  // performance.mark around each edit's frame: the trace's windows; and what its handler
+  // changed in the page (a MutationObserver from the event's capture to its bubbling past the
+  // window), per stage box: what the frame has to restyle and lay out.
   await page.evaluate((selector) => {
     let k = 0;
-    const input = document.querySelector(selector);
+    const input = document.querySelector(selector),
+      seen = new MutationObserver(() => {}),
+      changes = (window.__changes = []);
     input.addEventListener(
       'input',
       () => {
         const n = k++;
         performance.mark('edit-' + n);
+        seen.observe(document.body, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          characterData: true,
+        });
         requestAnimationFrame(() => {
           const ch = new MessageChannel();
           ch.port1.onmessage = () => performance.mark('painted-' + n);
@@ -227,6 +239,28 @@ async function trace(browser, server, [name, hash], edit, file) {
       },
       true,
     );
+    window.addEventListener('input', () => {
+      const edit = {};
+      for (const m of seen.takeRecords()) {
+        const e = m.target.nodeType === 1 ? m.target : m.target.parentElement,
+          box = e && e.closest('[data-stage]'),
+          where = box ? box.dataset.stage : e && e.closest('#controls') ? '(settings)' : '(page)',
+          what =
+            m.type === 'childList'
+              ? 'nodes added/removed'
+              : m.type === 'characterData'
+                ? 'texts'
+                : m.attributeName === 'style'
+                  ? 'styles'
+                  : 'other attributes',
+          row = (edit[where] = edit[where] || {});
+        row[what] =
+          (row[what] || 0) +
+          (m.type === 'childList' ? m.addedNodes.length + m.removedNodes.length : 1);
+      }
+      seen.disconnect();
+      changes.push(edit);
+    });
   }, edit.selector);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
@@ -235,6 +269,7 @@ async function trace(browser, server, [name, hash], edit, file) {
   const times = await edits(page, edit, N);
   const { profile } = await cdp.send('Profiler.stop');
   const events = await stopTrace(cdp);
+  const changes = await page.evaluate(() => window.__changes);
   await page.close();
   fs.writeFileSync(file + '.cpuprofile', JSON.stringify(profile));
   fs.writeFileSync(file + '.json', JSON.stringify(events));
@@ -257,6 +292,27 @@ async function trace(browser, server, [name, hash], edit, file) {
       console.log(
         `  ${(wall / per).toFixed(2).padStart(9)} ${(cpu / per).toFixed(2).padStart(9)}  ${what}`,
       ),
+    );
+  // The last edit's DOM changes (every edit of a pair changes the same nodes) and the
+  // layouts' dirty objects (median over the edits).
+  const last = changes[changes.length - 1] || {},
+    dirty = events.traceEvents || events;
+  console.log(`  the handler's changes to the page (the last edit), per stage box:`);
+  Object.entries(last).forEach(([where, row]) =>
+    console.log(
+      `    ${where.padEnd(28)} ${Object.entries(row)
+        .map(([what, n]) => `${n} ${what}`)
+        .join(', ')}`,
+    ),
+  );
+  const layouts = self.windows.map((w) =>
+    dirty
+      .filter((e) => e.name === 'Layout' && e.ts >= w[0] && e.ts < w[1] && e.args.beginData)
+      .reduce((n, e) => n + e.args.beginData.dirtyObjects, 0),
+  );
+  if (layouts.length)
+    console.log(
+      `  the frame's layout: ${median(layouts)} dirty objects (median over the edits; the trace's Layout events)`,
     );
   console.log(`  main thread, per edit, inside its frame (input event -> painted):`);
   top(self.frame, 12, per).forEach((l) => console.log('  ' + l));
