@@ -221,7 +221,7 @@ function close() {
 export function render(s, patch) {
   if (!box) build();
   if (!s.lecture.on) {
-    box.hidden = true;
+    if (!box.hidden) box.hidden = true; // (an attribute set again restyles: every edit's frame)
     doc.documentElement.classList.remove('lecturing');
     return;
   }

@@ -378,6 +378,49 @@ pageTest(
   },
 );
 
+// An edit whose tables are all off screen (seed_weights: W_query and after, below the first
+// screen) changes nothing in the page in its handler: no attribute set again to the value it
+// has (a section's or the preset note's hidden, lecture mode's box, the progress line, the KV
+// slider's max and line), each of which restyled and repainted the page in the edit's frame.
+pageTest(
+  'an edit that changes nothing on screen writes nothing in the page in its handler',
+  async (open) => {
+    const page = await open(suite.server.url, { viewport: { width: 1280, height: 720 } });
+    await settled(page);
+    const got = await page.evaluate(async () => {
+      const input = document.getElementById('seed_weights'),
+        seen = new MutationObserver(() => {}),
+        out = [];
+      // The first edit builds the progress line and lecture mode's box (once): not counted.
+      for (const [k, v] of ['790', '789', '790'].entries()) {
+        seen.observe(document.body, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          characterData: true,
+        });
+        input.value = v;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        for (const m of seen.takeRecords()) {
+          if (!k) continue;
+          const e = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+          out.push(`${m.type} ${m.attributeName || ''} ${e.tagName}#${e.id}`);
+        }
+        seen.disconnect();
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+        while (document.getElementById('main').dataset.complete !== '1')
+          await new Promise((r) => setTimeout(r, 20));
+      }
+      return out;
+    });
+    // main[data-complete] is taken off: idle time brings the boxes off screen up to date.
+    assert.deepEqual(got, [
+      'attributes data-complete MAIN#main',
+      'attributes data-complete MAIN#main',
+    ]);
+  },
+);
+
 pageTest(
   "an edit keeps every stage's box: the boxes on screen at once (rebuilt inside for a new shape), those off screen when jumped to or in idle time; the URL after the frame",
   async (open) => {

@@ -52,7 +52,7 @@ function presetNote(api, res, preset) {
     note = el(doc, 'p', { id: 'preset-note', className: 'hint' });
     main.prepend(note); // inside main: the page's grid keeps its two columns
   }
-  note.hidden = !preset;
+  if (note.hidden !== !preset) note.hidden = !preset;
   if (!preset) return;
   var params = res.stages.reduce(function (n, s) {
     return /^mha\.(W_|b_|out_proj)/.test(s.id) ? n + s.data.length : n;

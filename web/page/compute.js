@@ -103,7 +103,7 @@ function progress(out) {
     doc.getElementById('status').after(line);
   }
   clearInterval(timer);
-  line.hidden = out === null;
+  if (line.hidden !== (out === null)) line.hidden = out === null;
   if (out === 0) {
     var t0 = performance.now(),
       bar = el(doc, 'progress'),

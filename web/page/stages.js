@@ -198,7 +198,11 @@ export function show(res, opts, extra, later, first) {
     var list = want[d.dataset.section] || [],
       sec = d.parentNode;
     place(d, list, held);
-    if (sec.tagName === 'SECTION' && (list.length || !d.children.length || onScreen.get(sec)))
+    if (
+      sec.tagName === 'SECTION' &&
+      sec.hidden !== !list.length &&
+      (list.length || !d.children.length || onScreen.get(sec))
+    )
       sec.hidden = !list.length;
   });
   // After the frame: its layout is clean then, and measuring costs nothing; measuring before

@@ -29,10 +29,11 @@ function rules(t) {
 
 function update() {
   var t = +input.value;
-  out.textContent =
+  var said =
     t >= T - 1
       ? 'all ' + T + ' steps: the whole sequence generated'
       : 'step ' + t + ': the cache holds tokens 0…' + t;
+  if (out.textContent !== said) out.textContent = said;
   // A stylesheet replaced restyles the whole page (8 ms of every edit at T = 32): only when
   // its rules change.
   var text = rules(t);
@@ -57,7 +58,7 @@ export function show(tokens) {
   if (box.nextSibling !== stages) stages.before(box);
   var atEnd = T === 0 || +input.value >= T - 1;
   T = tokens;
-  input.max = T - 1;
+  if (+input.max !== T - 1) input.max = T - 1;
   if (atEnd || +input.value > T - 1) input.value = T - 1;
   update();
 }
