@@ -21,7 +21,7 @@ const { spawnSync } = require('child_process');
 const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
 const { edits, editsOn, loadAverage, RANDN_32 } = require('./edit-timing');
-const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
+const { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
 // commit (`git log -L` on this line), and the target, 72,000, is not met.
@@ -188,11 +188,9 @@ async function browser() {
         n = floor ? 1 : builds.length,
         dom = builds.map(() => []),
         painted = builds.map(() => []);
-      // the builds' order turns each round: the first load of a round runs faster or slower
-      // than the second (seen both ways, up to 1.2x), which a fixed order gives to one build
       for (let k = 0; k < LOADS; k++)
         for (let i = 0; i < n; i++) {
-          const b = k % 2 ? n - 1 - i : i,
+          const b = inTurn(k, i, n),
             l = await load(context, plain[b].url + (floor ? FLOOR : 'index.html' + hash));
           dom[b].push(l.at);
           painted[b].push(l.painted);
@@ -232,7 +230,7 @@ async function browser() {
           parts = builds.length > 1 ? 2 : 1;
         for (let p = 0; p < parts; p++)
           for (let i = 0; i < builds.length; i++) {
-            const b = p % 2 ? builds.length - 1 - i : i; // the order turns, as the loads'
+            const b = inTurn(p, i, builds.length);
             await pages[b].bringToFront(); // a page behind another gets throttled frames
             const r = await edits(pages[b], edit, EDIT_COUNT / parts);
             got[b].dom.push(...r.dom);

@@ -21,7 +21,7 @@
 'use strict';
 const fs = require('fs');
 const { launch, serveWith, web } = require('../tests/js/browser');
-const { OBSERVE_READY, FLOOR, FLOOR_FILES } = require('./load-timing');
+const { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn } = require('./load-timing');
 const { loadAverage, median, stopTrace } = require('./edit-timing');
 
 const args = process.argv.slice(2),
@@ -123,11 +123,10 @@ function split(events) {
     console.log(
       `load-profile: ${LOADS} loads of ${PAGE} from ${dirs.join(', ')} and the floor, interleaved; load ${loadAverage()}`,
     );
-    // the directories' order turns each round (the floor last): a round's first load runs
-    // faster or slower than its second, up to 1.2x, which a fixed order gives to one directory
+    // the directories in turns (load-timing.js's inTurn), the floor last
     for (let r = -1; r < LOADS; r++)
       for (let i = 0; i <= dirs.length; i++) {
-        const k = i < dirs.length && r % 2 ? dirs.length - 1 - i : i,
+        const k = i < dirs.length ? inTurn(r, i, dirs.length) : i,
           page = await context.newPage(),
           cdp = await context.newCDPSession(page);
         await page.addInitScript(OBSERVE_READY, FIRST);

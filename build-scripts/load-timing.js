@@ -48,4 +48,9 @@ const FLOOR = 'floor.html',
       "</table><script>document.documentElement.dataset.ready = '1';</script></body></html>",
   };
 
-module.exports = { OBSERVE_READY, FLOOR, FLOOR_FILES };
+// Which of n builds loads i-th in round r: the order turns each round (ABBA). A round's first
+// load runs faster or slower than its second (up to 1.2x, seen both ways), which a fixed order
+// would give to one build. budgets.js's loads and edits, load-profile.js's loads.
+const inTurn = (r, i, n) => (r % 2 ? n - 1 - i : i);
+
+module.exports = { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn };
