@@ -52,6 +52,7 @@ const browser = [
   'clearInterval',
   'IntersectionObserver',
   'scrollBy',
+  'scrollY',
   'matchMedia',
   'MouseEvent',
   'CSS',

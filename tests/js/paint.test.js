@@ -482,25 +482,34 @@ test('the first frame renders the first section only; idle time and jumps render
 // their headings and intros are in the accessibility tree and found by find-in-page from the
 // first frame on (visibility: hidden took them out of both for the 1-2 s until idle time). Idle
 // time is held here, at a size where the second section's heading is on the first screen.
-test('before idle time, the later sections are in the accessibility tree and find-in-page', async () => {
+// Idle time held until window.__release() (an init script).
+const HOLD_IDLE = () => {
+  const idle = window.requestIdleCallback;
+  let held = new Map(),
+    n = 0;
+  window.requestIdleCallback = (f, o) => (held ? (held.set(++n, f), -n) : idle(f, o));
+  const cancel = window.cancelIdleCallback;
+  window.cancelIdleCallback = (id) => (id < 0 ? held && held.delete(-id) : cancel(id));
+  window.__release = () => {
+    const fs = [...held.values()];
+    held = null;
+    fs.forEach((f) => idle(f));
+  };
+};
+// The page at 1920 x 1080 (its second section's heading on the first screen), idle time held,
+// after the frame that painted the first table.
+async function heldPage() {
   const { page, problems } = await watchedPage(suite.browser.context, suite.server.url);
   await page.setViewportSize({ width: 1920, height: 1080 });
-  await page.addInitScript(() => {
-    const idle = window.requestIdleCallback;
-    let held = new Map(),
-      n = 0;
-    window.requestIdleCallback = (f, o) => (held ? (held.set(++n, f), -n) : idle(f, o));
-    const cancel = window.cancelIdleCallback;
-    window.cancelIdleCallback = (id) => (id < 0 ? held && held.delete(-id) : cancel(id));
-    window.__release = () => {
-      const fs = [...held.values()];
-      held = null;
-      fs.forEach((f) => idle(f));
-    };
-  });
+  await page.addInitScript(HOLD_IDLE);
   await page.goto(suite.server.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+  return { page, problems };
+}
+
+test('before idle time, the later sections are in the accessibility tree and find-in-page', async () => {
+  const { page, problems } = await heldPage();
   const second = (await loadApi()).sections[1];
   const before = {
     later: await page.evaluate(() => document.querySelectorAll('#main section.later').length),
@@ -515,6 +524,59 @@ test('before idle time, the later sections are in the accessibility tree and fin
   };
   assert.ok(before.later > 10, `${before.later} sections wait for idle time`);
   assert.deepEqual(before, { later: before.later, heading: 1, found: true });
+  await page.evaluate(() => window.__release());
+  assert.equal(await ready(page), '1');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// ...and a section scrolled to before idle time is seen: find-in-page (or a screen reader, or
+// the reader) scrolled to text that stayed transparent for the 1-2 s until idle time. The
+// sections on the first screen at load stay as they are (.later) until then: the first
+// section's boxes are filled below their heading (the layout shift test).
+test('before idle time, a later section scrolled to is rendered and opaque within two frames', async () => {
+  const { page, problems } = await heldPage();
+  const sections = (await loadApi()).sections;
+  const look = (ids) =>
+    page.evaluate(
+      (ids) =>
+        ids.map((id) => {
+          const s = document.getElementById(id).closest('section'),
+            r = s.getBoundingClientRect();
+          return {
+            id,
+            later: s.classList.contains('later'),
+            opacity: getComputedStyle(s).opacity,
+            seen: s.checkVisibility({ opacityProperty: true, contentVisibilityAuto: true }),
+            onScreen: r.top < innerHeight && r.bottom > 0,
+          };
+        }),
+      ids,
+    );
+  const frames = () =>
+    page.evaluate(
+      () =>
+        new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r)))),
+    );
+  // at load: the second section (on the first screen until the first section's boxes were
+  // filled) transparent; the fourth far below
+  const [second, fourth, last] = [sections[1], sections[3], sections[sections.length - 1]];
+  const on = (id) => ({ id, later: false, opacity: '1', seen: true, onScreen: true });
+  assert.deepEqual(await look([second.id]), [
+    { id: second.id, later: true, opacity: '0', seen: false, onScreen: false },
+  ]);
+  // find-in-page: the fourth section's intro, two frames later
+  assert.ok(await page.evaluate((text) => window.find(text), fourth.intro.slice(0, 40)));
+  await frames();
+  assert.deepEqual(await look([fourth.id]), [on(fourth.id)], 'found by find-in-page');
+  // scrolled to (a screen reader moving to the last section's heading)
+  await page.evaluate((id) => document.getElementById(id).scrollIntoView(), last.id);
+  await frames();
+  assert.deepEqual(await look([last.id]), [on(last.id)], 'scrolled to');
+  assert.ok(
+    await page.evaluate(() => document.querySelectorAll('#main section.later').length > 5),
+    'the sections not scrolled to wait for idle time',
+  );
   await page.evaluate(() => window.__release());
   assert.equal(await ready(page), '1');
   assert.deepEqual(problems, []);

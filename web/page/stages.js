@@ -4,7 +4,8 @@
 // empty (.lazy: content-visibility skips their style and layout) and boxes off screen keep
 // their old tables, until they come into view or idle time after the frame brings them up to
 // date one by one (so that a full-page screenshot or a print shows everything). The sections
-// past the first are skipped the same way (.later) until idle time reaches their boxes.
+// past the first are skipped the same way (.later) until idle time reaches their boxes, or a
+// scroll brings them into view.
 // main[data-complete] is set when all are.
 import { el } from '../lib/dom.js';
 import { info as stageInfo } from '../lib/facts.js';
@@ -50,7 +51,15 @@ var seen = new IntersectionObserver(
   function (entries) {
     entries.forEach(function (e) {
       onScreen.set(e.target, e.isIntersecting);
-      if (e.isIntersecting) catchUp(e.target);
+      if (e.isIntersecting) {
+        catchUp(e.target);
+        // A section scrolled to before idle time (by find-in-page, a screen reader, the
+        // reader) is rendered and opaque at once. Not one on the first screen at load (scrollY
+        // 0): at 1,080 px the second section's heading is, and moves as the first section's
+        // boxes are filled (paint.test.js's layout shift); after them the sections below are
+        // 1,900 px down or more, past this observer's margin: a scroll brings them into view.
+        if (scrollY) shown(e.target);
+      }
     });
   },
   { rootMargin: '300px' },
