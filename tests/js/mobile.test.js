@@ -263,42 +263,66 @@ for (const [size, viewport] of [
 // The map of the chapter: beside the tables, in their 24rem column; in one column, in the contents
 // (closed), where it scaled to the column (1,628 px tall at 800 x 1024, its labels 28 px): there it
 // is at most 27rem wide, whole on the screen, its type no smaller than beside the tables (nor
-// than the drawing's own size: 11 px labels).
+// than the drawing's own size: 11 px labels), and centred in the contents (at 800 x 1024 it sat
+// at their left, 11 px from their left edge and 333 px from their right). On a short screen (a
+// phone sideways, 844 x 390) its drawing, 959 px tall, was two and a half screens of the
+// contents: there it is closed, a summary to open (as large as on a tablet when opened).
 test('one column: the map in the contents fits on the screen, its type no smaller than beside the tables', async () => {
   const measure = async (viewport, colorScheme) => {
     const w = await open(suite.server.url, viewport, colorScheme);
     assert.equal(await ready(w.page), '1');
-    const m = await w.page.evaluate(() => {
-      const map = document.getElementById('map'),
-        toc = map.closest('#toc');
-      if (toc) toc.querySelector('summary').click();
-      map.scrollIntoView();
-      const svg = map.querySelector('svg');
-      return {
-        toc: !!toc,
-        height: Math.round(map.getBoundingClientRect().height),
-        scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
-      };
-    });
-    const size = `${viewport.width}x${viewport.height}`;
+    const look = () =>
+      w.page.evaluate(() => {
+        const map = document.getElementById('map'),
+          toc = map.closest('#toc');
+        if (toc && !toc.firstElementChild.open) toc.querySelector('summary').click();
+        map.scrollIntoView();
+        const svg = map.querySelector('svg'),
+          r = map.getBoundingClientRect(),
+          c = (toc || map).firstElementChild.getBoundingClientRect(); // the contents' box
+        return {
+          toc: !!toc,
+          open: map.firstElementChild.open,
+          height: Math.round(r.height),
+          scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,
+          // blank space left and right of the map in the contents
+          gaps: [Math.round(r.left - c.left), Math.round(c.right - r.right)],
+        };
+      });
+    const size = `${viewport.width}x${viewport.height}`,
+      m = await look();
     await w.page.screenshot({ path: path.join(shots, `map-${size}-${colorScheme}.png`) });
+    let opened = null;
+    if (!m.open) {
+      await w.page.click('#map summary');
+      opened = await look();
+    }
     await done(w);
-    return { size, ...m };
+    return { size, ...m, opened };
   };
   const beside = await measure(DESKTOP, 'light');
   assert.equal(beside.toc, false, 'beside the tables, above the settings');
+  assert.equal(beside.open, true, 'beside the tables, open');
+  const short = { width: 844, height: 390 };
   for (const [viewport, scheme] of [
     [{ width: 800, height: 1024 }, 'light'],
     [{ width: 800, height: 1024 }, 'dark'],
     [PHONE, 'dark'],
+    [short, 'light'],
   ]) {
     const m = await measure(viewport, scheme);
     assert.ok(m.toc, `${m.size}: in the contents`);
+    assert.equal(m.open, viewport !== short, `${m.size}: open (closed on a short screen)`);
     assert.ok(m.height <= viewport.height, `${m.size}: the map is ${m.height} px tall`);
+    const drawn = m.opened || m;
+    assert.ok(
+      Math.abs(drawn.gaps[0] - drawn.gaps[1]) <= 1,
+      `${m.size}: ${drawn.gaps.join(' and ')} px blank left and right of the map`,
+    );
     if (viewport.width > 700)
       assert.ok(
-        m.scale >= Math.max(1, beside.scale),
-        `${m.size}: its type at ${m.scale}x its design size, ${beside.scale}x beside the tables`,
+        drawn.scale >= Math.max(1, beside.scale),
+        `${m.size}: its type at ${drawn.scale}x its design size, ${beside.scale}x beside the tables`,
       );
   }
 });

@@ -215,7 +215,9 @@ export function render(s) {
   if (!nav) {
     nav = el(doc, 'nav', { id: 'map' });
     nav.setAttribute('aria-label', 'Map of the chapter');
-    var det = el(doc, 'details', { open: true }, undefined, nav);
+    // Open where it fits on about a screen; closed on a short one (a phone sideways: 960 px of
+    // drawing, two and a half screens, in the contents), a summary to open.
+    var det = el(doc, 'details', { open: innerHeight > 480 }, undefined, nav);
     el(doc, 'summary', '', 'Map of the chapter', det);
     el(doc, 'div', 'mp', undefined, det);
     // Beside the tables, above the settings; one column (phones, tablets upright): inside the
