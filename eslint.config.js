@@ -52,7 +52,6 @@ const browser = [
   'clearInterval',
   'IntersectionObserver',
   'scrollBy',
-  'scrollY',
   'matchMedia',
   'MouseEvent',
   'CSS',

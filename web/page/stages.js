@@ -50,15 +50,18 @@ var unidle = globalThis.cancelIdleCallback || clearTimeout;
 var seen = new IntersectionObserver(
   function (entries) {
     entries.forEach(function (e) {
+      var known = onScreen.has(e.target);
       onScreen.set(e.target, e.isIntersecting);
       if (e.isIntersecting) {
         catchUp(e.target);
         // A section scrolled to before idle time (by find-in-page, a screen reader, the
-        // reader) is rendered and opaque at once. Not one on the first screen at load (scrollY
-        // 0): at 1,080 px the second section's heading is, and moves as the first section's
-        // boxes are filled (paint.test.js's layout shift); after them the sections below are
-        // 1,900 px down or more, past this observer's margin: a scroll brings them into view.
-        if (scrollY) shown(e.target);
+        // reader) is rendered and opaque at once: one that comes into view after it was seen
+        // out of it. Not one on the first screen at load (its first entry): at 1,080 px the
+        // second section's heading is, and moves as the first section's boxes are filled
+        // (paint.test.js's layout shift), and so do those on a reload's restored screen (unless
+        // restored after their first entry); after them the sections below are 1,900 px down
+        // or more, past this observer's margin.
+        if (known) shown(e.target);
       }
     });
   },
