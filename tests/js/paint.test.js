@@ -26,7 +26,7 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 // Ceilings (gzip bytes) of what loads before the first table, against growth: each raise
 // names its cause and bytes in its commit (`git log -L` on these lines). The README's figures
 // are build-scripts/sizes.js's, which sums the files these tests find.
-const PAGE_CEILING = 51333,
+const PAGE_CEILING = 51418,
   WIDGET_CEILING = 117640;
 
 const gzip = (file) => zlib.gzipSync(fs.readFileSync(path.join(web, file)), { level: 9 }).length;

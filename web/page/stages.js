@@ -33,7 +33,12 @@ var pending = new WeakMap(),
   fills = new WeakMap(),
   // Boxes of stages an edit took away, off screen: removed in idle time (taking a box's
   // tables out of the page costs as much as building them: 12 ms of the book's d_out edit).
-  leaving = new Set();
+  leaving = new Set(),
+  // Boxes of stages gone that hold a select (a 4-D stage's batch element), by stage id: kept in
+  // the page, hidden, for the stage's return. A select put in the page has Chromium scan its
+  // forms for autofill 300 ms later (6-9 ms, inside the next edit's frame: the book's d_out
+  // 3 -> 2 edit built 13).
+  parked = {};
 var job = 0, // the idle callback building the boxes that wait
   frame = 0, // the frame after which it is scheduled
   shows = 0, // show()'s count: a promise of an older one does not mark the page complete
@@ -178,10 +183,21 @@ export function show(res, opts, extra, later, first) {
       // load, the first boxes; after an edit, those of a section on screen.
       make: function () {
         cells += isBig(s) ? 1024 : s.data.length;
-        var made =
-          cells < FIRST_CELLS && (loading ? built++ < FIRST_BOXES : near(section))
-            ? stageBox(s, res, opts)
-            : placeholder(s, res, opts);
+        var made = parked[s.id];
+        if (made) {
+          // its old tables, updated (or rebuilt inside) now on screen, else when seen or in
+          // idle time
+          delete parked[s.id];
+          made.hidden = false;
+          made.dataset.stage = s.id;
+          pending.set(made, [s, res, opts]);
+          if (near(section)) catchUp(made);
+          else made.classList.add('lazy'); // its tables' style and layout skipped till then
+        } else
+          made =
+            cells < FIRST_CELLS && (loading ? built++ < FIRST_BOXES : near(section))
+              ? stageBox(s, res, opts)
+              : placeholder(s, res, opts);
         made.id = s.id; // every stage is an anchor: index.html#stage=ID (or #ID) scrolls to it
         seen.observe(made);
         return made;
@@ -221,8 +237,10 @@ export function show(res, opts, extra, later, first) {
   // forced a layout of its own (25 ms of the book's load).
   afterFrame(hints);
 }
+// Kept in a list though not in it: boxes leaving, and hidden ones (parked boxes; a note hidden
+// stays as well).
 function held(box) {
-  return leaving.has(box);
+  return leaving.has(box) || box.hidden;
 }
 // Whether the section (or the stages above the sections) is on screen, or nearly.
 function near(id) {
@@ -235,8 +253,15 @@ function near(id) {
 function leave(box) {
   leaving.delete(box);
   var d = box.parentNode;
-  box.remove();
-  if (d && !d.children.length && d.parentNode.tagName === 'SECTION') d.parentNode.hidden = true;
+  if (box.querySelector('.pick')) {
+    parked[box.dataset.stage] = box;
+    box.hidden = true;
+    delete box.dataset.stage;
+    box.id = '';
+  } else box.remove();
+  // nothing left shown (parked boxes are hidden)
+  if (d && !d.querySelector(':scope>:not([hidden])') && d.parentNode.tagName === 'SECTION')
+    d.parentNode.hidden = true;
 }
 
 function catchUp(box) {
