@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -146,11 +147,24 @@ float* pack_buffer(long n) {
   // it; pages never written are never faulted in (a new thread's, a CLI run's first).
   thread_local std::unique_ptr<float[]> buffer;
   thread_local long size = 0;
+#ifdef __EMSCRIPTEN__
   if (size < n) {
     buffer.reset(new float[static_cast<std::size_t>(n)]);
     size = n;
   }
   return buffer.get();
+#else
+  // Aligned to 64 bytes: a strip's row of 16 floats is then one cache line, and no AVX2 load
+  // of it is split across two (new[] of a block returns 16 bytes into a page, so half of them
+  // were): AVX2 on Zen 3, proj, scores and context 1-3% fewer cycles.
+  constexpr long kAlign = 16;  // floats
+  if (size < n) {
+    buffer.reset(new float[static_cast<std::size_t>(n + kAlign)]);
+    size = n;
+  }
+  const auto at = reinterpret_cast<std::uintptr_t>(buffer.get());
+  return buffer.get() + (-(at / sizeof(float)) & (kAlign - 1));
+#endif
 }
 
 void gemm_nt(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,

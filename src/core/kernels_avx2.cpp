@@ -28,6 +28,25 @@ struct Avx2 {
   static T set1(float f) { return _mm256_set1_ps(f); }
   static T add(T x, T y) { return _mm256_add_ps(x, y); }
   static T mul(T x, T y) { return _mm256_mul_ps(x, y); }
+  // dst[l * ldd + x] = src[x * ld + l], x, l < 8: 8 rows in, 8 columns out (pack_block).
+  __attribute__((always_inline)) static void transpose(const float* src, long ld, float* dst,
+                                                       int ldd) {
+    T r[8], t[8];
+    for (int x = 0; x < 8; ++x) r[x] = _mm256_loadu_ps(src + x * ld);
+    for (int x = 0; x < 8; x += 2) {
+      t[x] = _mm256_unpacklo_ps(r[x], r[x + 1]);
+      t[x + 1] = _mm256_unpackhi_ps(r[x], r[x + 1]);
+    }
+    for (int x = 0; x < 8; x += 4)
+      for (int h = 0; h < 2; ++h) {
+        r[x + 2 * h] = _mm256_shuffle_ps(t[x + h], t[x + h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[x + 2 * h + 1] = _mm256_shuffle_ps(t[x + h], t[x + h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      }
+    for (int l = 0; l < 4; ++l) {
+      _mm256_storeu_ps(dst + l * ldd, _mm256_permute2f128_ps(r[l], r[l + 4], 0x20));
+      _mm256_storeu_ps(dst + (l + 4) * ldd, _mm256_permute2f128_ps(r[l], r[l + 4], 0x31));
+    }
+  }
 };
 }  // namespace
 
