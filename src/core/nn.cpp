@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -120,9 +122,22 @@ void check_dropout(double p) {
 }
 
 bool all_finite(const float* x, std::size_t n) {
+#ifdef __EMSCRIPTEN__
   for (std::size_t i = 0; i < n; ++i)
     if (!std::isfinite(x[i])) return false;
   return true;
+#else
+  // Branch-free, so the compiler vectorises it: an exponent of all ones (inf, NaN) plus one in its
+  // lowest bit carries into the sign bit, and nothing else does. A branch per float was 0.5% of a
+  // (1, 1024, 768) CausalAttention forward's cycles (the values' check before the context).
+  std::uint32_t carry = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    carry |= (bits & 0x7f800000u) + 0x00800000u;
+  }
+  return (carry & 0x80000000u) == 0;
+#endif
 }
 
 }  // namespace
