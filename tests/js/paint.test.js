@@ -570,7 +570,8 @@ test('before idle time, a later section scrolled to is rendered and opaque withi
   await frames();
   assert.deepEqual(await look([fourth.id]), [on(fourth.id)], 'found by find-in-page');
   // scrolled to (a screen reader moving to the last section's heading). Where it ends is not
-  // asserted: as on main, the boxes filled above it move the page 3,000 px or more.
+  // asserted: the boxes filled above it then move the page 3,000 px or more (jump() builds them
+  // first; a scroll from outside the page cannot wait for it).
   await page.evaluate((id) => document.getElementById(id).scrollIntoView(), last.id);
   await frames();
   const [got] = await look([last.id]);
