@@ -64,8 +64,11 @@ const FONT_IPC = /^(WebSandboxSupportLinux::|FontDataService::MatchFamilyName)/;
 const COLUMNS = [
   'wall',
   'toScript',
+  'fetched',
+  'waitToJs',
   'scripts',
   'frame',
+  'waitFrame',
   'thread',
   'parse',
   'script',
@@ -78,7 +81,11 @@ const COLUMNS = [
 
 // The main thread's CPU (ms) per kind from navigation start to the 'painted' mark, and the
 // font look-ups in that time; the phases' wall time (ms): toScript (navigation start -> the
-// first EvaluateScript), scripts (-> the 'ready' mark), frame (-> 'painted').
+// first EvaluateScript), scripts (-> the 'ready' mark), frame (-> 'painted'); fetched
+// (navigation start -> the last byte of the files the page fetched before 'ready': the network's
+// own finish time, not when the main thread heard of it); waitToJs and waitFrame: the main
+// thread's wall time in toScript and frame with no task running on it (waiting for the network,
+// V8's background compile, the next begin-frame, the compositor).
 function split(events) {
   const mark = (name) => events.find((e) => e.name === name && /user_timing/.test(e.cat)),
     painted = mark('painted'),
@@ -102,6 +109,43 @@ function split(events) {
   r.toScript = (script - start) / 1000;
   r.scripts = (ready.ts - script) / 1000;
   r.frame = (painted.ts - ready.ts) / 1000;
+  const finished = events
+    .filter(
+      (e) =>
+        e.name === 'ResourceFinish' &&
+        e.pid === pid &&
+        e.ts >= start &&
+        e.ts <= ready.ts &&
+        e.args.data &&
+        e.args.data.finishTime,
+    )
+    .map((e) => e.args.data.finishTime * 1e6);
+  // (0 when nothing finished before it: the floor, whose one file is still being parsed)
+  // 0 when nothing finished before it (the floor: its one file is still being parsed)
+  r.fetched = finished.length ? (Math.max(...finished) - start) / 1000 : 0;
+  // the main thread's tasks (top-level, merged), for the time between them
+  const tasks = events
+    .filter(
+      (e) =>
+        e.name === 'ThreadControllerImpl::RunTask' &&
+        e.ph === 'X' &&
+        e.tid === tid &&
+        e.pid === pid,
+    )
+    .sort((a, b) => a.ts - b.ts);
+  const idle = (from, to) => {
+    let busy = 0,
+      at = from;
+    for (const e of tasks) {
+      const a = Math.max(e.ts, at),
+        b = Math.min(e.ts + e.dur, to);
+      if (b > a) busy += b - a;
+      at = Math.max(at, Math.min(e.ts + e.dur, to));
+    }
+    return (to - from - busy) / 1000;
+  };
+  r.waitToJs = idle(start, script);
+  r.waitFrame = idle(ready.ts, painted.ts);
   for (const e of events) {
     if (e.pid !== pid || e.ph !== 'X' || e.ts < start || e.ts > painted.ts) continue;
     if (FONT_IPC.test(e.name)) {
@@ -148,7 +192,9 @@ function split(events) {
     console.log(
       `main thread's CPU (ms) from navigation start to the first frame painted, of ${LOADS} loads;` +
         ` wall: navigation -> painted, in phases (wall): toScript (-> the first script evaluated),` +
-        ` scripts (-> data-ready), frame (-> painted); fonts: synchronous font look-ups (count, their wall ms)`,
+        ` scripts (-> data-ready), frame (-> painted); fetched: navigation -> the last byte fetched` +
+        ` before data-ready; waitToJs, waitFrame: the main thread idle in toScript, frame;` +
+        ` fonts: synchronous font look-ups (count, their wall ms)`,
     );
     console.log(`${''.padEnd(32)}${COLUMNS.map((c) => c.padStart(10)).join('')}`);
     // medians, then minima (the least disturbed load: on a shared machine the median moves)
