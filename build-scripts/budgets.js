@@ -18,7 +18,7 @@ const os = require('os');
 const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
-const { serveWith, launch, watchedPage, web } = require('../tests/js/browser');
+const { serveApart, launch, watchedPage, web } = require('../tests/js/browser');
 const { files, sizes } = require('./sizes');
 const { edits, editsOn, loadAverage, RANDN_32 } = require('./edit-timing');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn } = require('./load-timing');
@@ -158,9 +158,9 @@ async function browser() {
     plain = [],
     server = [];
   for (const dir of builds) {
-    plain.push(await serveWith(dir, FLOOR_FILES));
+    plain.push(await serveApart(dir, FLOOR_FILES));
     server.push(
-      await serveWith(dir, FLOOR_FILES, {
+      await serveApart(dir, FLOOR_FILES, {
         'Cross-Origin-Opener-Policy': 'same-origin',
         'Cross-Origin-Embedder-Policy': 'require-corp',
       }),

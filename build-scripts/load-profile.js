@@ -20,7 +20,7 @@
 //   (defaults: build/web, 8 loads, index.html, /tmp/load)
 'use strict';
 const fs = require('fs');
-const { launch, serveWith, web } = require('../tests/js/browser');
+const { launch, serveApart, web } = require('../tests/js/browser');
 const { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn } = require('./load-timing');
 const { loadAverage, median, stopTrace } = require('./edit-timing');
 
@@ -159,7 +159,7 @@ function split(events) {
 
 (async () => {
   const servers = [];
-  for (const d of dirs) servers.push(await serveWith(d, FLOOR_FILES));
+  for (const d of dirs) servers.push(await serveApart(d, FLOOR_FILES));
   const { context, close } = await launch();
   const got = [...dirs, FLOOR].map(() => []);
   let last = null;
