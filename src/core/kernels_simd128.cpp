@@ -16,6 +16,10 @@ struct Simd128 {
   // Measured slower in V8 (Node 20, (1, 1024, 768, 12), rotated in one invocation), with fewer
   // instructions per two steps than this tile's ~52: 2 x 4 (49; NS 16) proj 1.16x, 1.24x at
   // KC 384; l four steps an iteration (~50.5) proj 1.13x; packed A (48) ~1.1x. 3 x 3 spills.
+  // A's rows KC floats apart (copied; one pointer, every row's float an immediate offset, ~50):
+  // 1.15x, and 1.10-1.18x uncopied. V8 (x64) gives v128.load32_splat no displacement: each
+  // offset becomes a base register (membase + offset), 8 of them, and the loop then recomputes
+  // them and reloads its stack limit. This tile's 4 row pointers share 2 bases (+0, +4).
   // The blocked path's sizes (kernels_tile.hpp): a whole 768-deep strip of B (24 KB) with A's
   // 48 rows, no partial sums reloaded from C between k-blocks at d = 768. Against 256 / 96 / 64
   // in one process (Node, relaxed SIMD): proj 0.92x, out 0.92x, forward 0.93x at
