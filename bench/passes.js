@@ -5,7 +5,8 @@
 //                        [--repeat R] B,T,D,H ...
 // --base DIR adds a second WASM side (another build's ca-passes.js, e.g. main's) to compare a
 // change with. Each process runs N rounds (default 5) per shape; R repeats (default 2)
-// alternate the sides; the minimum over all of a side's rounds is shown. --isa runs the native
+// alternate the sides, every other repeat in reverse order (a load that drifts favours no
+// side); the minimum over all of a side's rounds is shown. --isa runs the native
 // side on those kernels (issue 21 compares WASM with AVX2: 4 floats per vector against 8).
 // The WASM sides run as Chromium does, with relaxed SIMD (Node 20 needs
 // --experimental-wasm-relaxed-simd: the exp then takes exp_relaxed.cpp's path where the engine
@@ -49,7 +50,7 @@ for (const shape of shapes) {
     exp = {},
     first = {};
   for (let r = 0; r < repeat; r++)
-    for (const [name, cmd] of sides) {
+    for (const [name, cmd] of r % 2 ? [...sides].reverse() : sides) {
       const extra = name === 'native' && isa ? [isa] : [];
       const out = execFileSync(cmd[0], [...cmd.slice(1), ...shape.split(','), rounds, ...extra], {
         encoding: 'utf8',
