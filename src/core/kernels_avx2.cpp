@@ -28,11 +28,23 @@ struct Avx2 {
   static T set1(float f) { return _mm256_set1_ps(f); }
   static T add(T x, T y) { return _mm256_add_ps(x, y); }
   static T mul(T x, T y) { return _mm256_mul_ps(x, y); }
-  // dst[l * ldd + x] = src[x * ld + l], x, l < 8: 8 rows in, 8 columns out (pack_block).
-  __attribute__((always_inline)) static void transpose(const float* src, long ld, float* dst,
-                                                       int ldd) {
+  // A's rows packed too (pack_a): a tile's 6 broadcasts then read one stream.
+  static constexpr bool kPackA = true;
+  // dst[l * 6 + x] = src[x * ld + l], x < 6, l < 8 (pack_a), the rows' 8 columns at a time: an
+  // 8 x 8 transpose of the 6 rows and 2 of zeros, its rows stored in order l = 0 .. 7, each 8 wide
+  // (the next one's store overwrites the 2 zeros), so it writes dst[48] and dst[49] too.
+  __attribute__((always_inline)) static void transpose6(const float* src, long ld, float* dst) {
     T r[8], t[8];
-    for (int x = 0; x < 8; ++x) r[x] = _mm256_loadu_ps(src + x * ld);
+    for (int x = 0; x < 6; ++x) r[x] = _mm256_loadu_ps(src + x * ld);
+    r[6] = r[7] = _mm256_setzero_ps();
+    shuffle(r, t);
+    for (int l = 0; l < 8; ++l)
+      _mm256_storeu_ps(dst + l * 6,
+                       _mm256_permute2f128_ps(r[l % 4], r[l % 4 + 4], l < 4 ? 0x20 : 0x31));
+  }
+  // The transposes' shuffles: r[l] (l < 4) holds column l in its low half (rows 0-3) and column
+  // l + 4 in its high half, r[l + 4] the same for rows 4-7.
+  __attribute__((always_inline)) static void shuffle(T* r, T* t) {
     for (int x = 0; x < 8; x += 2) {
       t[x] = _mm256_unpacklo_ps(r[x], r[x + 1]);
       t[x + 1] = _mm256_unpackhi_ps(r[x], r[x + 1]);
@@ -42,6 +54,13 @@ struct Avx2 {
         r[x + 2 * h] = _mm256_shuffle_ps(t[x + h], t[x + h + 2], _MM_SHUFFLE(1, 0, 1, 0));
         r[x + 2 * h + 1] = _mm256_shuffle_ps(t[x + h], t[x + h + 2], _MM_SHUFFLE(3, 2, 3, 2));
       }
+  }
+  // dst[l * ldd + x] = src[x * ld + l], x, l < 8: 8 rows in, 8 columns out (pack_block).
+  __attribute__((always_inline)) static void transpose(const float* src, long ld, float* dst,
+                                                       int ldd) {
+    T r[8], t[8];
+    for (int x = 0; x < 8; ++x) r[x] = _mm256_loadu_ps(src + x * ld);
+    shuffle(r, t);
     for (int l = 0; l < 4; ++l) {
       _mm256_storeu_ps(dst + l * ldd, _mm256_permute2f128_ps(r[l], r[l + 4], 0x20));
       _mm256_storeu_ps(dst + (l + 4) * ldd, _mm256_permute2f128_ps(r[l], r[l + 4], 0x31));

@@ -42,9 +42,9 @@ inline int min_(int x, int y) { return x < y ? x : y; }
 // `more` resumes from the partial sums in C (a k-block after the first: a stored float
 // reloaded is the same float, so the bits are those of one pass). Only the first `cols`
 // columns are stored (a packed panel's padding computes zeros nobody reads).
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, bool PA = false>
 inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb, int le, bool more,
-                 int cols) {
+                 int cols, const float* ap = nullptr) {
   using T = typename V::T;
   constexpr int W = V::W;
   float* c = g.c + static_cast<long>(i0) * g.ldc + j0;
@@ -73,7 +73,26 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
   for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
   const float* bl = b;
   int l = lb;
-  if constexpr (V::kPairs) {
+  if constexpr (PA) {
+    // A packed (pack_a): A(i0 + r, l) at ap[(l - lb) * MR + r], one stream instead of MR rows.
+    for (; l < kmain; ++l, bl += ldb, ap += MR) {
+      T bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
+      for (int r = 0; r < MR; ++r) {
+        const T x = V::set1(ap[r]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
+      }
+    }
+    for (; l < kend; ++l, bl += ldb, ap += MR) {
+      T bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
+      for (int r = 0; r < MR; ++r) {
+        if (i0 + r < l) continue;  // constant bounds keep acc in registers
+        const T x = V::set1(ap[r]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
+      }
+    }
+  } else if constexpr (V::kPairs) {
     // WASM: two steps of l per iteration, each its own block (in one block the compilers
     // hoist both steps' loads and V8 spills accumulators). The second step's A floats are
     // immediate offsets and its B row ldb on (a constant from panel_tile), so each pointer
@@ -114,7 +133,7 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
       }
     }
   }
-  for (; l < kend; ++l, bl += ldb) {
+  for (; !PA && l < kend; ++l, bl += ldb) {
     T bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
     for (int r = 0; r < MR; ++r) {
@@ -197,13 +216,13 @@ inline void rows(const Args& g, int jb, int je) {
 }
 
 // A tile over a packed strip of pw = NV * W (or fewer, padded) columns, `cols` of them real.
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, bool PA = false>
 inline void panel_tile(const Args& g, int i, int j0, const float* p, int pw, int lb, int le,
-                       int cols) {
+                       int cols, const float* ap = nullptr) {
   if constexpr (NV > 1)
-    if (pw < NV * V::W) return panel_tile<V, MR, NV - 1>(g, i, j0, p, pw, lb, le, cols);
+    if (pw < NV * V::W) return panel_tile<V, MR, NV - 1, PA>(g, i, j0, p, pw, lb, le, cols, ap);
   // pw == NV * W here: kPairs' tile takes it as a constant (B's second row an immediate offset).
-  tile<V, MR, NV>(g, i, j0, p, V::kPairs ? NV * V::W : pw, lb, le, lb > 0, cols);
+  tile<V, MR, NV, PA>(g, i, j0, p, V::kPairs ? NV * V::W : pw, lb, le, lb > 0, cols, ap);
 }
 
 // The blocked path's sizes: B's blocks of KC rows x NC = NS * NR columns, A's of MC rows. A V
@@ -228,6 +247,37 @@ constexpr auto fast_pack(int) -> decltype(V::transpose(nullptr, 0L, nullptr, 0),
 template <class V>
 constexpr bool fast_pack(long) {
   return false;
+}
+
+// A V with kPackA true (AVX2's) packs A's rows too (pack_a), the others read them in place.
+template <class V>
+constexpr auto packs_a(int) -> decltype(V::kPackA) {
+  return V::kPackA;
+}
+template <class V>
+constexpr bool packs_a(long) {
+  return false;
+}
+
+// A's rows [ic, ie) x columns [pc, pc + kc) in panels of MR whole rows, each l-major (panel at
+// (i - ic) * KC: A(i + r, pc + l) at l * MR + r), so that a tile's broadcasts read one stream
+// instead of MR rows lda apart (AVX2 on Zen 3, 8 panels of 6 x 768 over one 768 x 16 strip:
+// 6.27 cycles per step packed, 6.73 in place; ideal 6). LowerK: a panel only up to its last
+// row's l. Rows past the last whole panel stay in place (their tiles read them there).
+template <class V>
+__attribute__((noinline)) void pack_a(const Args& g, float* pa, int ic, int ie, int pc, int kc) {
+  constexpr int MR = V::MR, KC = Blocks<V>::KC;
+  const bool lower_k = g.tri == Tri::LowerK;
+  for (int i = ic; i + MR <= ie; i += MR) {
+    float* p = pa + static_cast<long>(i - ic) * KC;
+    const int lend = lower_k ? min_(kc, i + MR - pc) : kc;
+    const float* src = g.a + static_cast<long>(i) * g.lda + pc;
+    int l = 0;
+    if constexpr (MR == 6)  // 8 columns at a time (V::transpose6 writes 2 floats past them)
+      for (; l + 8 <= lend; l += 8) V::transpose6(src + l, g.lda, p + l * MR);
+    for (; l < lend; ++l)
+      for (int r = 0; r < MR; ++r) p[l * MR + r] = src[static_cast<long>(r) * g.lda + l];
+  }
 }
 
 // B's block of kc rows (from pc) x nc columns (from jc), packed in strips of NR = NV * W
@@ -289,9 +339,9 @@ __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, 
 // Rows [ic, ie) of C over the packed block: columns [jc, jc + nc), l in [pc, pc + kc). A call
 // of its own (noinline), so that a long gemm is many calls: V8 runs a wasm function's call to
 // its end in the code it started in, and only the first calls are its baseline (Liftoff) code.
-template <class V>
+template <class V, class... PA>
 __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, int ic, int ie,
-                                          int jc, int nc, int pc, int kc) {
+                                          int jc, int nc, int pc, int kc, PA... pa) {
   constexpr int W = V::W, MR = V::MR, NR = V::NV * W, KC = Blocks<V>::KC;
   const bool lower_out = g.tri == Tri::LowerOut;
   for (int s = 0; s * NR < nc; ++s) {
@@ -315,7 +365,11 @@ __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, in
           __builtin_prefetch(cn + NR - 1, 1);
         }
       }
-      panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
+      if constexpr (sizeof...(PA) == 1)  // A's panels (pack_a) from pa
+        panel_tile<V, MR, V::NV, true>(g, i, j0, p, pw, pc, pc + kc, w,
+                                       (pa + ... + (static_cast<long>(i - ic) * KC)));
+      else
+        panel_tile<V, MR, V::NV>(g, i, j0, p, pw, pc, pc + kc, w);
     }
     for (; i < ie; ++i) {
       if (lower_out && j0 > i) continue;
@@ -328,12 +382,24 @@ __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, in
 // KC rows x NC columns (pack_block); a strip stays in L1 (or L2) while the tiles of MC rows of A
 // (in L2) run over it. Every output still sums over l in order: block after block, each resuming
 // from the partial sum stored in C.
+// A packed whole (packs_a) up to this many floats (32 MB: x at (8, 1024, 768) is 25 MB).
+constexpr long kWholeA = 8L << 20;
+
 template <class V>
 void gemm_blocked(const Args& g) {
   constexpr int MR = V::MR, NC = Blocks<V>::NS * V::NV * V::W;
   constexpr int KC = Blocks<V>::KC, MC = Blocks<V>::MC;
   static_assert(MC % MR == 0, "row blocks of whole tiles");
-  float* const packed = ca::kernels::pack_buffer(static_cast<long>(KC) * NC);
+  // B's block, then (packs_a) A whole: every k-block's panels (pack_a), packed in the first block
+  // of columns and read by the others, where that takes at most kWholeA floats; else A in place.
+  // (A block of MC x KC packed for every block of columns instead: proj at d = 768 packed x 3
+  // times, and was no faster than in place.)
+  const int nkb = (g.k + KC - 1) / KC, panels = g.m / MR;
+  const long whole_a = static_cast<long>(nkb) * panels * MR * KC;
+  const bool pack_whole_a = packs_a<V>(0) && whole_a <= kWholeA;
+  float* const packed =
+      ca::kernels::pack_buffer(static_cast<long>(KC) * NC + (pack_whole_a ? whole_a + 8 : 0));
+  float* const pa = packed + static_cast<long>(KC) * NC;
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
   // LowerOut: only columns j <= i, so none past the last row.
   const int n = lower_out ? min_(g.n, g.m) : g.n;
@@ -343,8 +409,19 @@ void gemm_blocked(const Args& g) {
       const int kc = min_(KC, g.k - pc);
       pack_block<V>(g, packed, jc, nc, pc, kc);
       // LowerK: rows i < pc take nothing from this block.
-      for (int ic = lower_k ? pc / MR * MR : 0; ic < g.m; ic += MC)
-        row_blocks<V>(g, packed, ic, min_(g.m, ic + MC), jc, nc, pc, kc);
+      for (int ic = lower_k ? pc / MR * MR : 0; ic < g.m; ic += MC) {
+        const int ie = min_(g.m, ic + MC);
+        if constexpr (packs_a<V>(0)) {
+          if (pack_whole_a) {
+            if (lower_out && jc >= ie) continue;  // no column of this block is j <= i
+            float* const a = pa + (static_cast<long>(pc / KC) * panels + ic / MR) * MR * KC;
+            if (jc == 0) pack_a<V>(g, a, ic, ie, pc, kc);
+            row_blocks<V>(g, packed, ic, ie, jc, nc, pc, kc, static_cast<const float*>(a));
+            continue;
+          }
+        }
+        row_blocks<V>(g, packed, ic, ie, jc, nc, pc, kc);
+      }
     }
   }
 }
