@@ -390,19 +390,20 @@ void gemm_blocked(const Args& g) {
   constexpr int MR = V::MR, NC = Blocks<V>::NS * V::NV * V::W;
   constexpr int KC = Blocks<V>::KC, MC = Blocks<V>::MC;
   static_assert(MC % MR == 0, "row blocks of whole tiles");
-  // B's block, then (packs_a) A whole: every k-block's panels (pack_a), packed in the first block
-  // of columns and read by the others, where that takes at most kWholeA floats; else A in place.
-  // (A block of MC x KC packed for every block of columns instead: proj at d = 768 packed x 3
-  // times, and was no faster than in place.)
-  const int nkb = (g.k + KC - 1) / KC, panels = g.m / MR;
-  const long whole_a = static_cast<long>(nkb) * panels * MR * KC;
-  const bool pack_whole_a = packs_a<V>(0) && whole_a <= kWholeA;
-  float* const packed =
-      ca::kernels::pack_buffer(static_cast<long>(KC) * NC + (pack_whole_a ? whole_a + 8 : 0));
-  float* const pa = packed + static_cast<long>(KC) * NC;
   const bool lower_out = g.tri == Tri::LowerOut, lower_k = g.tri == Tri::LowerK;
   // LowerOut: only columns j <= i, so none past the last row.
   const int n = lower_out ? min_(g.n, g.m) : g.n;
+  // B's block, then (packs_a) A whole: every k-block's panels (pack_a), packed in the first block
+  // of columns and read by the others, where there are others (one block: a thread's 192 columns
+  // of a linear on 2 threads, x read once either way, was 1-9% slower packed) and it takes at
+  // most kWholeA floats; else A in place. (A block of MC x KC packed for every block of columns
+  // instead: proj at d = 768 packed x 3 times, and was no faster than in place.)
+  const int nkb = (g.k + KC - 1) / KC, panels = g.m / MR;
+  const long whole_a = static_cast<long>(nkb) * panels * MR * KC;
+  const bool pack_whole_a = packs_a<V>(0) && n > NC && whole_a <= kWholeA;
+  float* const packed =
+      ca::kernels::pack_buffer(static_cast<long>(KC) * NC + (pack_whole_a ? whole_a + 8 : 0));
+  float* const pa = packed + static_cast<long>(KC) * NC;
   for (int jc = 0; jc < n; jc += NC) {
     const int nc = min_(NC, n - jc);
     for (int pc = 0; pc < g.k; pc += KC) {
