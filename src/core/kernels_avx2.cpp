@@ -38,9 +38,11 @@ struct Avx2 {
     for (int x = 0; x < 6; ++x) r[x] = _mm256_loadu_ps(src + x * ld);
     r[6] = r[7] = _mm256_setzero_ps();
     shuffle(r, t);
-    for (int l = 0; l < 8; ++l)
-      _mm256_storeu_ps(dst + l * 6,
-                       _mm256_permute2f128_ps(r[l % 4], r[l % 4 + 4], l < 4 ? 0x20 : 0x31));
+    // Two loops, not one with `l < 4 ? 0x20 : 0x31`: clang wants the immediate a constant.
+    for (int l = 0; l < 4; ++l)
+      _mm256_storeu_ps(dst + l * 6, _mm256_permute2f128_ps(r[l], r[l + 4], 0x20));
+    for (int l = 0; l < 4; ++l)
+      _mm256_storeu_ps(dst + (l + 4) * 6, _mm256_permute2f128_ps(r[l], r[l + 4], 0x31));
   }
   // The transposes' shuffles: r[l] (l < 4) holds column l in its low half (rows 0-3) and column
   // l + 4 in its high half, r[l + 4] the same for rows 4-7.
