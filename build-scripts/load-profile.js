@@ -120,7 +120,6 @@ function split(events) {
         e.args.data.finishTime,
     )
     .map((e) => e.args.data.finishTime * 1e6);
-  // (0 when nothing finished before it: the floor, whose one file is still being parsed)
   // 0 when nothing finished before it (the floor: its one file is still being parsed)
   r.fetched = finished.length ? (Math.max(...finished) - start) / 1000 : 0;
   // the main thread's tasks (top-level, merged), for the time between them

@@ -339,6 +339,8 @@ __attribute__((noinline)) void pack_block(const Args& g, float* packed, int jc, 
 // Rows [ic, ie) of C over the packed block: columns [jc, jc + nc), l in [pc, pc + kc). A call
 // of its own (noinline), so that a long gemm is many calls: V8 runs a wasm function's call to
 // its end in the code it started in, and only the first calls are its baseline (Liftoff) code.
+// `pa`: A's packed panels (pack_a), or nothing. A pack rather than a pointer that may be null,
+// so a V that never packs A (SIMD128) compiles to the code it had before: same wasm bytes.
 template <class V, class... PA>
 __attribute__((noinline)) void row_blocks(const Args& g, const float* packed, int ic, int ie,
                                           int jc, int nc, int pc, int kc, PA... pa) {
