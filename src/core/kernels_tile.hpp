@@ -67,81 +67,62 @@ inline void tile(const Args& g, int i0, int j0, const float* b, int ldb, int lb,
   const bool lower_k = g.tri == Tri::LowerK;
   const int kend = lower_k ? min_(le, i0 + MR) : le;
   const int kmain = lower_k ? min_(le, i0 + 1) : le;
-  // Walking pointers, one per row of A and one for B: WASM's compiler (no loop strength
+  // Walking pointers, one per row of A in place and one for B: WASM's compiler (no loop strength
   // reduction under Emscripten) would otherwise recompute every address from l at every step.
   const float* ar[MR];
-  for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
+  if constexpr (!PA)
+    for (int r = 0; r < MR; ++r) ar[r] = g.a + static_cast<long>(i0 + r) * g.lda + lb;
   const float* bl = b;
   int l = lb;
-  if constexpr (PA) {
-    // A packed (pack_a): A(i0 + r, l) at ap[(l - lb) * MR + r], one stream instead of MR rows.
-    for (; l < kmain; ++l, bl += ldb, ap += MR) {
-      T bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
-      for (int r = 0; r < MR; ++r) {
-        const T x = V::set1(ap[r]);
-        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
-      }
-    }
-    for (; l < kend; ++l, bl += ldb, ap += MR) {
-      T bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
-      for (int r = 0; r < MR; ++r) {
-        if (i0 + r < l) continue;  // constant bounds keep acc in registers
-        const T x = V::set1(ap[r]);
-        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
-      }
-    }
-  } else if constexpr (V::kPairs) {
-    // WASM: two steps of l per iteration, each its own block (in one block the compilers
-    // hoist both steps' loads and V8 spills accumulators). The second step's A floats are
-    // immediate offsets and its B row ldb on (a constant from panel_tile), so each pointer
-    // moves once per two steps, and both exits compare B's pointer: no counter. V8: 26.5
-    // instructions per l instead of 30, for the same 22 loads, multiplies and adds.
-    auto step = [&](const float* bq, int s) {
-      T bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = V::load(bq + v * W);
-      for (int r = 0; r < MR; ++r) {
-        const T x = V::set1(ar[r][s]);
-        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
-      }
-    };
-    if (kmain > lb) {
-      const float* const bend = b + static_cast<long>(kmain - lb) * ldb;
-      const float* const blast = bend - ldb;
-      for (;;) {
-        step(bl, 0);
-        if (bl == blast) {
-          for (int r = 0; r < MR; ++r) ar[r] += 1;
-          break;
-        }
-        step(bl + ldb, 1);
-        for (int r = 0; r < MR; ++r) ar[r] += 2;
-        bl += 2 * ldb;
-        if (bl == bend) break;
-      }
-      bl = bend;
-      l = kmain;
-    }
-  } else {
-    for (; l < kmain; ++l, bl += ldb) {
-      T bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
-      for (int r = 0; r < MR; ++r) {
-        const T x = V::set1(*ar[r]++);
-        for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
-      }
-    }
-  }
-  for (; !PA && l < kend; ++l, bl += ldb) {
+  // One step of l: B's row at bq, times A's float of row r, a(r) (called for every row in
+  // order: the in-place one moves that row's pointer). In the tail (kmain <= l) the rows
+  // i0 + r < l take no product.
+  const auto step = [&](const float* bq, auto a, bool tail) __attribute__((always_inline)) {
     T bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = V::load(bl + v * W);
+    for (int v = 0; v < NV; ++v) bv[v] = V::load(bq + v * W);
     for (int r = 0; r < MR; ++r) {
-      const float ar_l = *ar[r]++;
-      if (i0 + r < l) continue;  // constant bounds keep acc in registers
+      const float ar_l = a(r);
+      if (tail && i0 + r < l) continue;  // constant bounds keep acc in registers
       const T x = V::set1(ar_l);
       for (int v = 0; v < NV; ++v) acc[r][v] = V::add(acc[r][v], V::mul(x, bv[v]));
     }
+  };
+  if constexpr (PA) {
+    // A packed (pack_a): A(i0 + r, l) at ap[(l - lb) * MR + r], one stream instead of MR rows.
+    const auto packed = [&](int r) { return ap[r]; };
+    for (; l < kmain; ++l, bl += ldb, ap += MR) step(bl, packed, false);
+    for (; l < kend; ++l, bl += ldb, ap += MR) step(bl, packed, true);
+  } else {
+    const auto in_place = [&](int r) { return *ar[r]++; };
+    if constexpr (V::kPairs) {
+      // WASM: two steps of l per iteration, each its own block (in one block the compilers
+      // hoist both steps' loads and V8 spills accumulators). The second step's A floats are
+      // immediate offsets and its B row ldb on (a constant from panel_tile), so each pointer
+      // moves once per two steps, and both exits compare B's pointer: no counter. V8: 26.5
+      // instructions per l instead of 30, for the same 22 loads, multiplies and adds.
+      if (kmain > lb) {
+        const float* const bend = b + static_cast<long>(kmain - lb) * ldb;
+        const float* const blast = bend - ldb;
+        const auto first = [&](int r) { return ar[r][0]; };  // the pair's A floats
+        const auto second = [&](int r) { return ar[r][1]; };
+        for (;;) {
+          step(bl, first, false);
+          if (bl == blast) {
+            for (int r = 0; r < MR; ++r) ar[r] += 1;
+            break;
+          }
+          step(bl + ldb, second, false);
+          for (int r = 0; r < MR; ++r) ar[r] += 2;
+          bl += 2 * ldb;
+          if (bl == bend) break;
+        }
+        bl = bend;
+        l = kmain;
+      }
+    } else {
+      for (; l < kmain; ++l, bl += ldb) step(bl, in_place, false);
+    }
+    for (; l < kend; ++l, bl += ldb) step(bl, in_place, true);
   }
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) {
@@ -411,12 +392,12 @@ void gemm_blocked(const Args& g) {
     for (int pc = 0; pc < g.k; pc += KC) {
       const int kc = min_(KC, g.k - pc);
       pack_block<V>(g, packed, jc, nc, pc, kc);
-      // LowerK: rows i < pc take nothing from this block.
+      // LowerK: rows i < pc take nothing from this block. (LowerOut: row_blocks returns at once
+      // for rows all above the block's columns, i < jc.)
       for (int ic = lower_k ? pc / MR * MR : 0; ic < g.m; ic += MC) {
         const int ie = min_(g.m, ic + MC);
         if constexpr (packs_a<V>(0)) {
           if (pack_whole_a) {
-            if (lower_out && jc >= ie) continue;  // no column of this block is j <= i
             float* const a = pa + (static_cast<long>(pc / KC) * panels + ic / MR) * MR * KC;
             if (jc == 0) pack_a<V>(g, a, ic, ie, pc, kc);
             row_blocks<V>(g, packed, ic, ie, jc, nc, pc, kc, static_cast<const float*>(a));
