@@ -25,7 +25,7 @@ const { OBSERVE_READY, FLOOR, FLOOR_FILES, inTurn } = require('./load-timing');
 
 // A ceiling against growth, not a target: each raise names its cause and its bytes in its
 // commit (`git log -L` on this line), and the target, 72,000, is not met.
-const SIZE_BUDGET = 162752,
+const SIZE_BUDGET = 163174,
   READY_TARGET = 150,
   EDIT_TARGET = { book: 16, 'randn T = 32': 30, 'randn T = 128': 50 };
 const LOADS = 10,

@@ -16,9 +16,10 @@ import { setAbsolute } from './lib/scale.js';
 import { watchHints } from './lib/hints.js';
 import { styleSheet } from './lib/styles.js';
 import * as chapter from './page/chapter.js';
-import { compute, remember, warm } from './page/compute.js';
+import { compute, quick, remember, warm } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
+import { idleAfterFrame } from './page/frame.js';
 import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
@@ -80,33 +81,62 @@ store.subscribe(function (s, patch) {
 
 // An edit: the form's configuration computed and shown (source: the changed control's name;
 // tokens: labels to use; then(res) after it is shown, failed() when the core refused it).
+// What the screen shows first: the stages of the sections on screen are run and shown in the
+// handler, the whole run (the boxes off screen, the views, the map) in idle time after the
+// edit's frame, or when the state is read before (page/store.js). The whole run in the handler
+// was most of the book's dropout and d_out edits' script, and changed nothing on screen.
+var partial = null, // the edit shown in part: its stages' run (its config, resolved)
+  edits = 0;
 function apply(source, sourceElement, tokens, then, failed) {
-  var c = form.read(api, book, store.get().result.config, tokens);
-  compute(
-    api,
-    c,
-    store.get().preset,
-    function (res) {
-      form.clearErrors();
-      store.set({ result: res, config: c, anchor: null, keepHash: false, message: '' });
-      if (editor.pendingTokens() && source !== 'randn') {
-        // an edit overtook a heavy randomize: its editor
-        editor.setPendingTokens(null);
-        editor.build(editor.modelFor(res, {}));
-      }
-      if (then) then(res);
-    },
-    function (msg) {
-      form.showError(msg, source, sourceElement);
-      if (failed) failed();
-    },
-  );
+  store.defer(null); // an edit shown in part: this one replaces it
+  var s = store.get(),
+    c = form.read(api, book, (partial || s.result).config, tokens),
+    part =
+      !then &&
+      !s.preset &&
+      !s.picked &&
+      !s.lecture.on &&
+      !editor.pendingTokens() &&
+      quick(api, c, stages.visible(api));
+  function all() {
+    partial = null;
+    compute(
+      api,
+      c,
+      store.get().preset,
+      function (res) {
+        form.clearErrors();
+        store.set({ result: res, config: c, anchor: null, keepHash: false, message: '' });
+        if (editor.pendingTokens() && source !== 'randn') {
+          // an edit overtook a heavy randomize: its editor
+          editor.setPendingTokens(null);
+          editor.build(editor.modelFor(res, {}));
+        }
+        if (then) then(res);
+      },
+      function (msg) {
+        form.showError(msg, source, sourceElement);
+        if (failed) failed();
+      },
+    );
+  }
+  if (!part || !stages.preview(part, { doc: doc, embed: true, torch: s.torch })) return all();
+  partial = part;
+  form.clearErrors();
+  store.set({ config: c, anchor: null, keepHash: false, message: '' }); // the URL
+  store.defer(all);
+  var n = ++edits;
+  idleAfterFrame(function () {
+    if (n === edits) store.settle();
+  });
 }
 
 // Shows the state of a URL hash (or the book's, with a message, when it is not valid), and
 // scrolls to the stage or section it names.
 function navigate(hash, then) {
   var next;
+  store.defer(null); // an edit shown in part is replaced
+  partial = null;
   function shown(res, msg) {
     show(next, res, msg);
     if (then) then();

@@ -421,6 +421,74 @@ pageTest(
   },
 );
 
+// An edit runs, in its handler, only the stages of the sections on screen (and what they read)
+// and shows them; the whole chapter runs in idle time after its frame (or when the state is
+// read before: the contents' jump, an export, a picked cell). At 1280 x 720 the book's dropout
+// edit changes nothing on screen, and its whole run was most of its handler.
+pageTest(
+  'an edit runs the stages on screen in its handler, the whole chapter after its frame',
+  async (open) => {
+    const page = await open(suite.server.url, { viewport: { width: 1280, height: 720 } });
+    await settled(page);
+    const got = await page.evaluate(async () => {
+      const api = await globalThis.CausalAttention.load(),
+        run = api.run,
+        runs = [],
+        out = {};
+      api.run = function (c, o) {
+        runs.push(o && o.stages ? o.stages.slice().sort() : 'all');
+        return run.apply(this, arguments);
+      };
+      const main = document.getElementById('main'),
+        texts = (id) =>
+          Array.from(document.querySelectorAll(`[data-stage="${id}"] td`), (td) => td.textContent),
+        edit = async (sel, v, on) => {
+          const input = document.querySelector(sel),
+            before = on.map(texts);
+          input.value = v;
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+          const r = {
+            handler: runs.splice(0),
+            complete: main.dataset.complete,
+            now: on.map(texts),
+          };
+          await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
+          while (main.dataset.complete !== '1') await new Promise((res) => setTimeout(res, 20));
+          r.after = runs.splice(0);
+          r.changed = r.now.map((t, k) => t.join() !== before[k].join());
+          r.final = on.map(texts).map((t, k) => t.join() === r.now[k].join());
+          return r;
+        };
+      out.dropout = await edit('#dropout', '0.4', ['dropout_example']);
+      out.inputs = await edit('input[name=inputs][data-row="1"][data-col="0"]', '0.9', [
+        'inputs',
+        'simple.attn_scores_q',
+        'queries',
+      ]);
+      return out;
+    });
+    const d = got.dropout,
+      x = got.inputs;
+    assert.equal(d.handler.length, 1, `dropout: one run in the handler (${d.handler})`);
+    assert.ok(d.handler[0].includes('simple.attn_scores_q'), 'of the stages on screen');
+    assert.ok(!d.handler[0].includes('dropout_example'), 'not of the stages off screen');
+    assert.equal(d.complete, undefined, 'main[data-complete] taken off in the handler');
+    assert.equal(d.after[0], 'all', 'the whole run after the frame'); // then why.js's
+    assert.deepEqual(d.changed, [false], 'dropout_example (off screen): in idle time');
+    assert.deepEqual(d.final, [false]);
+    assert.equal(x.handler.length, 1);
+    assert.ok(!x.handler[0].includes('queries'));
+    assert.equal(x.after[0], 'all');
+    // inputs and §3.3's scores (on screen) show the edit's values in its handler, and keep them;
+    // queries (off screen) follows in idle time.
+    assert.deepEqual(x.changed, [true, true, false]);
+    assert.deepEqual(x.final, [true, true, false]);
+    const inputs = BOOK_INPUTS.map((r) => r.slice());
+    inputs[1][0] = 0.9;
+    assert.deepEqual(await shown(page), expected(runCli({ dropout: 0.4, inputs })));
+  },
+);
+
 // A select put in the page (built, or moved) has Chromium scan the page's forms for autofill
 // 300 ms later: 6-9 ms that landed inside the next edit's frame. The book's d_out 2 -> 3 takes
 // §3.6's 13 4-D stages away (2 heads do not divide 3) and 3 -> 2 brings them back: their boxes,

@@ -33,6 +33,20 @@ export function remember(book) {
   first = book;
 }
 
+/** Stages `ids` of config c (page/stages.js's visible(): what the screen shows), run now, for
+ *  an edit that shows them before the whole run (app.js); or null where that whole run must
+ *  come first: a heavy or refused configuration, a heavy run under way, stages the core refuses
+ *  (a shape that has them no more). */
+export function quick(api, c, ids) {
+  var k = budget.cost(c);
+  if (!k || busy || heavy(k) || budget.check(c, 1, null, k)) return null;
+  try {
+    return api.run(c, { stages: ids });
+  } catch (e) {
+    return null;
+  }
+}
+
 /** Runs config c with module api; done(res) now for small configs, later (from a Worker) for
  *  heavy ones and presets (`preset`: its stages alone). fail(message) on an invalid config. */
 export function compute(api, c, preset, done, fail) {

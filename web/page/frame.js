@@ -16,3 +16,11 @@ export function afterFrame(fn) {
     });
   });
 }
+
+/** Runs fn in idle time after the next frame is painted (at the latest 100 ms after it): after
+ *  the tasks that frame's end lets run too. */
+export function idleAfterFrame(fn) {
+  requestAnimationFrame(function () {
+    (globalThis.requestIdleCallback || setTimeout)(fn, { timeout: 100 });
+  });
+}

@@ -14,8 +14,10 @@ import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
 import { box as listBox, place } from '../lib/list.js';
 import { rebuild, stage as stageBox, update as updateStage } from '../lib/render.js';
-import { isBig } from '../lib/slices.js';
+import { nonFinite } from '../lib/nonfinite.js';
+import { byId, isBig } from '../lib/slices.js';
 import { afterFrame } from './frame.js';
+import { settle } from './store.js';
 
 var doc = document,
   main = doc.getElementById('main'),
@@ -237,6 +239,59 @@ export function show(res, opts, extra, later, first) {
   // forced a layout of its own (25 ms of the book's load).
   afterFrame(hints);
 }
+/** The stages an edit runs first (app.js, page/compute.js's quick()): those of the sections
+ *  whose boxes are on screen (or nearly), with every stage they read (a dropout's pattern,
+ *  masked_simple_norm under attn_weights_causal: what their boxes show). api: the module. */
+export function visible(api) {
+  var sections = {},
+    want = {};
+  function add(id) {
+    if (want[id]) return;
+    want[id] = 1;
+    stageInfo(id).operands.forEach(function (o) {
+      add(o.id);
+    });
+  }
+  add('inputs'); // none asked for would ask for all
+  stageBoxes().forEach(function (b) {
+    if (!onScreen.get(b)) return;
+    sections[stageInfo(b.dataset.stage).section] = 1;
+    add(b.dataset.stage); // a bias stage: qkv_bias is on
+  });
+  api.stages.forEach(function (s) {
+    if (sections[s.section] && !s.bias) add(s.id);
+  });
+  return Object.keys(want);
+}
+
+/** Shows walkthrough res (a run of visible()'s stages) in the boxes on screen, at once, as
+ *  show() would (opts: render.js's); the boxes off screen wait for show() with the whole run.
+ *  false, changing nothing, when a box on screen has no stage in res (show() takes it away), or
+ *  res holds inf or NaN (where they first appear, noted, is the whole run's to say). */
+export function preview(res, opts) {
+  var by = byId(res),
+    boxes = stageBoxes().filter(function (b) {
+      return onScreen.get(b);
+    });
+  if (
+    Object.keys(nonFinite(res)).length ||
+    !boxes.every(function (b) {
+      return by[b.dataset.stage];
+    })
+  )
+    return false;
+  // not complete until show(): an older show()'s idle queue stops (its boxes wait for it)
+  delete main.dataset.complete;
+  shows++;
+  unidle(job);
+  cancelAnimationFrame(frame);
+  boxes.forEach(function (b) {
+    var s = by[b.dataset.stage];
+    if (!updateStage(b, s, res, opts)) rebuild(b, s, res, opts);
+  });
+  return true;
+}
+
 // Kept in a list though not in it: boxes leaving, and hidden ones (parked boxes; a note hidden
 // stays as well).
 function held(box) {
@@ -365,6 +420,7 @@ function shownAll() {
  *  and the sections rendered: filled later, their real heights would move it from where it
  *  was scrolled to. */
 export function jump(target) {
+  settle(); // an edit shown in part: the boxes above show all of it
   shownAll();
   leaving.forEach(leave);
   var waiting = stageBoxes();

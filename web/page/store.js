@@ -18,15 +18,32 @@ var state = {
   absolute: false,
   message: '',
 };
-var views = [];
+var views = [],
+  // An edit shown in part (app.js: the stages on screen, in its handler): the rest of it, run
+  // in idle time after its frame, or before anything reads or changes the state.
+  due = null;
+
+/** Runs the part of an edit still due, now. */
+export function settle() {
+  var f = due;
+  due = null;
+  if (f) f();
+}
+
+/** f: the rest of the newest edit (null: none, an older one is dropped). */
+export function defer(f) {
+  due = f;
+}
 
 /** The current state (treat as read-only: change it with set). */
 export function get() {
+  settle();
   return state;
 }
 
 /** Changes some keys and tells every view which ones changed. */
 export function set(patch) {
+  settle();
   state = Object.assign({}, state, patch);
   views.forEach(function (view) {
     view(state, patch);
