@@ -321,6 +321,44 @@ for (const scheme of ['light', 'dark']) {
   });
 }
 
+// A shaded cell's text (lib/styles.js): black on the page's side of its scale's cut (--cs, --cd,
+// --cn), white past it, the dark theme the other way round, the cut itself as the page's side
+// in light and as past it in dark; hsl() clamps the lightness, so exactly black or white. Its
+// font: --mono's, written out (not var(--mono), which a cell would resolve on each restyle).
+for (const scheme of ['light', 'dark'])
+  test(`shaded cells (${scheme}): text black or white on each side of the scale's cut; the font is --mono's`, async () => {
+    const w = await open('', { colorScheme: scheme });
+    const got = await w.page.evaluate(() => {
+      const td = document.querySelector('#main table.t td.d'),
+        probe = td.parentNode.appendChild(document.createElement('td')),
+        root = getComputedStyle(document.documentElement),
+        out = { font: getComputedStyle(td).font, cuts: {} };
+      probe.style.font = 'var(--mono)';
+      out.mono = getComputedStyle(probe).font;
+      probe.style.font = '';
+      for (const [cls, cut] of [
+        ['h', 'cs'],
+        ['d', 'cd'],
+        ['d ng', 'cn'],
+      ]) {
+        const c = +root.getPropertyValue('--' + cut);
+        probe.className = cls;
+        out.cuts[cls] = [0, c - 1e-4, c, c + 1e-4, 1].map((v) => {
+          probe.style.setProperty('--v', v.toFixed(4));
+          return getComputedStyle(probe).color;
+        });
+      }
+      probe.remove();
+      return out;
+    });
+    assert.match(got.font, /monospace/);
+    assert.equal(got.font, got.mono);
+    const [k, wh] = ['rgb(0, 0, 0)', 'rgb(255, 255, 255)'];
+    const want = scheme === 'light' ? [k, k, k, wh, wh] : [wh, wh, k, k, k];
+    for (const cls of ['h', 'd', 'd ng']) assert.deepEqual(got.cuts[cls], want, cls);
+    await done(w);
+  });
+
 test('lecture mode: the keyboard steps through every stage, each fits 1280×720, the URL restores the slide', async () => {
   const w = await open('#stage=attn_weights_causal&lecture', {
       viewport: { width: 1280, height: 720 },

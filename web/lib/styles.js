@@ -57,6 +57,7 @@ export var css = [
   // alignment...) would cross the shadow boundary from the host page, so .ca resets them all
   // (first, so that the variables below win over its color-scheme).
   '.ca{all:initial;display:block;direction:ltr;padding:.4rem .6rem;border-radius:6px;background:var(--bg);color:var(--fg);font:var(--ca-size)/1.45 var(--ca-font,system-ui,sans-serif);--ca-size:var(--ca-font-size,16px)}',
+  // --mono: also written out in .t td (below); viz.test.js checks that the two agree.
   ':root,.ca{--mono:.88rem/1.35 ui-monospace,Menlo,Consolas,monospace;' + light + '}',
   // theme="auto" (or none) follows the reader's system; theme="light"/"dark" forces one.
   '@media (prefers-color-scheme:dark){:root,:host([theme=auto]) .ca{' + dark + '}}',
@@ -77,7 +78,7 @@ export var css = [
   '.stage{margin:1rem 0 1.5rem}.ca .stage{margin:.5rem 0}',
   '.pick{display:block;margin:.2rem 0;font-size:.85rem}.pick select{margin-left:.3rem}',
   '.t{border-collapse:collapse;margin-bottom:.3rem;font-variant-numeric:tabular-nums}',
-  '.t td{font:var(--mono)}.t th{font-size:.88rem}',
+  '.t th{font-size:.88rem}',
   '.t caption{text-align:left;font-size:.9rem;line-height:1.4;padding-bottom:.35rem;contain:inline-size}',
   '.t caption>*{display:block;width:min(44rem,100cqw)}',
   '.ti{font-weight:600}',
@@ -87,14 +88,16 @@ export var css = [
   '.t th{max-width:8rem;overflow:hidden;text-overflow:ellipsis;background:var(--soft)}',
   '.t .k,.t .em{font-weight:400;font-size:.75rem}',
   '.t th.nm{max-width:none;overflow-wrap:anywhere}', // a stage's name as a row header: whole
-  '.t td{text-align:right;cursor:pointer;transition:box-shadow .15s}',
+  // A cell's font: --mono's, written out: a var() in a cell's rule is substituted and parsed
+  // again on every restyle of the cell (an edit restyles each cell whose --v changes).
+  '.t td{font:.88rem/1.35 ui-monospace,Menlo,Consolas,monospace;text-align:right;cursor:pointer;transition:box-shadow .15s}',
   '.t td:focus-visible,.t .sel{outline:2px solid var(--accent);outline-offset:-2px}',
   '@media (hover:hover){.t td:hover{outline:2px solid var(--accent);outline-offset:-2px}}',
   '.t .sel{outline-width:3px}',
   // Shading (cells and the key alike): the Bézier e0 → e2 through e1 at t = --v (= |x| / top);
-  // text black or white past --cut.
+  // text black or white past --cut (hsl() clamps the lightness: exactly black or white).
   '.h{--e0:var(--s0);--e1:var(--s1);--e2:var(--s2);--cut:var(--cs)}.d{--e0:var(--c0);--e1:var(--p1);--e2:var(--p2);--cut:var(--cd)}.d.ng{--e1:var(--n1);--e2:var(--n2);--cut:var(--cn)}',
-  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% clamp(0%,(var(--v) - var(--cut))*var(--dir)*1e7%,100%))}',
+  '.h,.d{--t:calc(var(--v)*100%);background-color:color-mix(in oklab,color-mix(in oklab,var(--e2) var(--t),var(--e1)) var(--t),color-mix(in oklab,var(--e1) var(--t),var(--e0)));color:hsl(0 0% calc((var(--v) - var(--cut))*var(--dir)*1e7%))}',
   // Masked: thin hatching that leaves the digits readable; dropped: a full-size ✗ before the number.
   '.m{background-image:repeating-linear-gradient(135deg,var(--hatch) 0 1px,transparent 1px 6px)}',
   '.x::before{content:"✗ ";font-weight:700}',
