@@ -4,8 +4,10 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
 const { browserSuite, axeViolations, settled, pageHash } = require('./browser');
-const { runCli, cli, execFileSync, pageText } = require('./support');
+const { runCli, cli, execFileSync, pageText, root } = require('./support');
 
 const BOOK = runCli({});
 const stageOf = (res, id) => res.stages.find((s) => s.id === id);
@@ -332,7 +334,7 @@ for (const scheme of ['light', 'dark'])
       const td = document.querySelector('#main table.t td.d'),
         probe = td.parentNode.appendChild(document.createElement('td')),
         root = getComputedStyle(document.documentElement),
-        out = { font: getComputedStyle(td).font, cuts: {} };
+        out = { font: getComputedStyle(td).font, cuts: {}, at: {} };
       probe.style.font = 'var(--mono)';
       out.mono = getComputedStyle(probe).font;
       probe.style.font = '';
@@ -342,6 +344,7 @@ for (const scheme of ['light', 'dark'])
         ['d ng', 'cn'],
       ]) {
         const c = +root.getPropertyValue('--' + cut);
+        out.at[cls] = c;
         probe.className = cls;
         out.cuts[cls] = [0, c - 1e-4, c, c + 1e-4, 1].map((v) => {
           probe.style.setProperty('--v', v.toFixed(4));
@@ -356,6 +359,21 @@ for (const scheme of ['light', 'dark'])
     const [k, wh] = ['rgb(0, 0, 0)', 'rgb(255, 255, 255)'];
     const want = scheme === 'light' ? [k, k, k, wh, wh] : [wh, wh, k, k, k];
     for (const cls of ['h', 'd', 'd ng']) assert.deepEqual(got.cuts[cls], want, cls);
+    if (scheme === 'light') {
+      // exports (picture.js) draw the light theme's cells with shade(): the same text colours
+      const { shade } = await import(
+        'data:text/javascript,' +
+          encodeURIComponent(fs.readFileSync(path.join(root, 'web/lib/styles.js'), 'utf8'))
+      );
+      for (const cls of ['h', 'd', 'd ng']) {
+        const c = got.at[cls],
+          fg = [0, c - 1e-4, c, c + 1e-4, 1].map(
+            (v) =>
+              ({ '#000': k, '#fff': wh })[shade(+v.toFixed(4), cls === 'h', cls === 'd ng').fg],
+          );
+        assert.deepEqual(fg, want, `an export's ${cls}`);
+      }
+    }
     await done(w);
   });
 

@@ -170,7 +170,7 @@ export function shade(v, seq, neg) {
       t +
       e[0] +
       '))',
-    fg: v > (seq ? 0.6 : 0.7) ? '#fff' : '#000',
+    fg: v > (seq ? 0.6 : neg ? 0.71 : 0.7) ? '#fff' : '#000', // light's --cs, --cn, --cd (viz.test.js)
   };
 }
 
