@@ -280,11 +280,7 @@ export function preview(res, opts) {
     })
   )
     return false;
-  // not complete until show(): an older show()'s idle queue stops (its boxes wait for it)
-  delete main.dataset.complete;
-  shows++;
-  unidle(job);
-  cancelAnimationFrame(frame);
+  restart(); // not complete until show(): its boxes wait for it
   boxes.forEach(function (b) {
     var s = by[b.dataset.stage];
     if (!updateStage(b, s, res, opts)) rebuild(b, s, res, opts);
@@ -337,6 +333,14 @@ function placeholder(s, res, opts) {
   pending.set(box, [s, res, opts]);
   return box;
 }
+// main[data-complete] off and an older show()'s idle queue stopped; the new show()'s count.
+function restart() {
+  delete main.dataset.complete;
+  unidle(job);
+  cancelAnimationFrame(frame);
+  return ++shows;
+}
+
 function lazy(want) {
   var queue = Array.from(leaving);
   Object.keys(want).forEach(function (k) {
@@ -347,10 +351,7 @@ function lazy(want) {
       if (pending.has(box) || fills.has(box) || box.classList.contains('lazy')) queue.push(box);
     });
   });
-  delete main.dataset.complete;
-  var show = ++shows;
-  unidle(job);
-  cancelAnimationFrame(frame);
+  var show = restart();
   function step(deadline) {
     // At least one box per call: idle periods shorter than 3 ms (a busy page) must not
     // starve the queue.
