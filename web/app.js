@@ -8,7 +8,7 @@
 // painting the page without its tables first delayed them by its 30-50 ms of layout. (The
 // explanation lives here, not in index.html, whose every byte comes before the first table.)
 import { load as loadModule } from './lib/api.js';
-import { MODULE as MODULE_FILE, preload } from './lib/lazy.js';
+import { idleAfterFrame, MODULE as MODULE_FILE, preload } from './lib/lazy.js';
 import { book as snapshot, isBook } from './page/book.js';
 import { bind as bindExports } from './lib/export.js';
 import { f32 } from './lib/format.js';
@@ -19,7 +19,6 @@ import * as chapter from './page/chapter.js';
 import { compute, quick, remember, warm } from './page/compute.js';
 import * as editor from './page/editor.js';
 import * as form from './page/form.js';
-import { idleAfterFrame } from './page/frame.js';
 import { pageLater, pageLoaded, preloadPage } from './page/later-load.js';
 import * as panel from './page/panel.js';
 import * as stages from './page/stages.js';
@@ -86,7 +85,7 @@ store.subscribe(function (s, patch) {
 // edit's frame, or when the state is read before (page/store.js). The whole run in the handler
 // was most of the book's dropout and d_out edits' script, and changed nothing on screen.
 var partial = null, // the edit shown in part: its stages' run (its config, resolved)
-  edits = 0;
+  stop = function () {}; // cancels its whole run's idle callback (a newer edit replaces it)
 function apply(source, sourceElement, tokens, then, failed) {
   store.defer(null); // an edit shown in part: this one replaces it
   var s = store.get(),
@@ -125,10 +124,8 @@ function apply(source, sourceElement, tokens, then, failed) {
   form.clearErrors();
   store.set({ config: c, anchor: null, keepHash: false, message: '' }); // the URL
   store.defer(all);
-  var n = ++edits;
-  idleAfterFrame(function () {
-    if (n === edits) store.settle();
-  });
+  stop();
+  stop = idleAfterFrame(store.settle, 100);
 }
 
 // Shows the state of a URL hash (or the book's, with a message, when it is not valid), and

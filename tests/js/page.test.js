@@ -29,6 +29,7 @@ function pageTest(name, fn) {
       watched.push(w);
       if (opts.viewport) await w.page.setViewportSize(opts.viewport);
       if (opts.colorScheme) await w.page.emulateMedia({ colorScheme: opts.colorScheme });
+      if (opts.init) await w.page.addInitScript(opts.init); // before the page's scripts
       await w.page.goto(url);
       assert.equal(await ready(w.page), '1', `data-ready of ${url}`);
       return w.page;
@@ -486,6 +487,61 @@ pageTest(
     const inputs = BOOK_INPUTS.map((r) => r.slice());
     inputs[1][0] = 0.9;
     assert.deepEqual(await shown(page), expected(runCli({ dropout: 0.4, inputs })));
+  },
+);
+
+// Where a browser has no requestIdleCallback (Safari), "after the frame, when idle" is a timer
+// 50 ms after the frame (lib/lazy.js's idleAfterFrame, for the edit's whole run, the boxes off
+// screen and the code loaded after the first table): typing faster than that runs the whole
+// chapter once, for the last edit. (The edit's was a timer of 0 ms: {timeout: 100} passed to
+// setTimeout as its delay.)
+pageTest(
+  'without requestIdleCallback, an edit runs the whole chapter 50 ms after its frame',
+  async (open) => {
+    const page = await open(suite.server.url, {
+      viewport: { width: 1280, height: 720 },
+      init: () => {
+        window.requestIdleCallback = window.cancelIdleCallback = undefined;
+        // each timer's callback runs with window.__delay = the delay it was set with
+        const set = window.setTimeout;
+        window.setTimeout = function (f, delay) {
+          return set(function () {
+            window.__delay = delay;
+            try {
+              f();
+            } finally {
+              window.__delay = undefined;
+            }
+          }, delay);
+        };
+      },
+    });
+    await settled(page); // the boxes past the first screen, built on timers
+    const got = await page.evaluate(async () => {
+      const api = await globalThis.CausalAttention.load(),
+        run = api.run,
+        runs = [],
+        main = document.getElementById('main'),
+        input = document.getElementById('dropout');
+      api.run = function (c, o) {
+        runs.push([o && o.stages ? 'part' : 'all', window.__delay]);
+        return run.apply(this, arguments);
+      };
+      input.value = '0.4';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
+      const soon = runs.length; // in the task after the frame: the stages on screen only
+      while (main.dataset.complete !== '1') await new Promise((r) => setTimeout(r, 20));
+      return { soon, runs: runs.slice(0, 2) }; // (then why.js's)
+    });
+    assert.deepEqual(got, {
+      soon: 1,
+      runs: [
+        ['part', undefined],
+        ['all', 50],
+      ],
+    });
+    assert.deepEqual(await shown(page), expected(runCli({ dropout: 0.4 })));
   },
 );
 

@@ -91,21 +91,30 @@ export function withLater(file, fn, after) {
   return ns ? fn(ns) : later(file, after).then(fn);
 }
 
+// Idle time after a frame: requestIdleCallback's, or where a browser has none (Safari) a timer.
+var ric = globalThis.requestIdleCallback;
+
+/** Runs fn in idle time after the next frame is painted (after the tasks that frame's end lets
+ *  run too; at the latest `wait` ms after it on a busy page; without requestIdleCallback, 50 ms
+ *  after it). fn gets the idle period's deadline (none from the timer). Returns a function that
+ *  cancels it. The page's one way to say "after the frame, when idle": an edit's whole run
+ *  (app.js), the boxes off screen (page/stages.js), the code loaded after the first table. */
+export function idleAfterFrame(fn, wait) {
+  var job = 0,
+    frame = requestAnimationFrame(function () {
+      job = ric ? ric(fn, { timeout: wait }) : setTimeout(fn, 50);
+    });
+  return function () {
+    cancelAnimationFrame(frame);
+    (ric ? globalThis.cancelIdleCallback : clearTimeout)(job);
+  };
+}
+
 /** Loads bundle `file` after the next frame is painted, when the page is idle. */
 export function preload(file, after) {
-  var idle =
-    globalThis.requestIdleCallback ||
-    function (f) {
-      setTimeout(f, 50);
-    };
   return new Promise(function (resolve) {
-    requestAnimationFrame(function () {
-      idle(
-        function () {
-          resolve(later(file, after));
-        },
-        { timeout: 500 }, // a busy page still gets it soon
-      );
-    });
+    idleAfterFrame(function () {
+      resolve(later(file, after));
+    }, 500); // a busy page still gets it soon
   });
 }

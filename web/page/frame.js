@@ -2,7 +2,8 @@
 // callback runs before the frame's style, layout and paint; a task it posts, after them). By
 // then the frame's layout is clean: reading it costs nothing, and what fn changes is not in the
 // frame. For what the first frame or an edit's frame need not wait for: the scroll hints
-// (stages.js), the URL's hash (url.js).
+// (stages.js), the URL's hash (url.js). (In idle time after the frame: lib/lazy.js's
+// idleAfterFrame.)
 
 /** Runs fn in the task after the next frame is painted; once, if asked again before (fn.due
  *  says it waits). */
@@ -14,13 +15,5 @@ export function afterFrame(fn) {
       fn.due = 0;
       fn();
     });
-  });
-}
-
-/** Runs fn in idle time after the next frame is painted (at the latest 100 ms after it): after
- *  the tasks that frame's end lets run too. */
-export function idleAfterFrame(fn) {
-  requestAnimationFrame(function () {
-    (globalThis.requestIdleCallback || setTimeout)(fn, { timeout: 100 });
   });
 }

@@ -14,6 +14,7 @@ import { flush as flushHeatmaps } from '../lib/heatmap.js';
 import { hints as scrollHints } from '../lib/hints.js';
 import { box as listBox, place } from '../lib/list.js';
 import { rebuild, stage as stageBox, update as updateStage } from '../lib/render.js';
+import { idleAfterFrame } from '../lib/lazy.js';
 import { nonFinite } from '../lib/nonfinite.js';
 import { byId, isBig } from '../lib/slices.js';
 import { afterFrame } from './frame.js';
@@ -41,16 +42,9 @@ var pending = new WeakMap(),
   // forms for autofill 300 ms later (6-9 ms, inside the next edit's frame: the book's d_out
   // 3 -> 2 edit built 13).
   parked = {};
-var job = 0, // the idle callback building the boxes that wait
-  frame = 0, // the frame after which it is scheduled
+var stop = function () {}, // cancels the idle callback building the boxes that wait
   shows = 0, // show()'s count: a promise of an older one does not mark the page complete
   waits = []; // promises of boxes filled by code still loading (lib/lazy.js), and waitFor()'s
-var idle =
-  globalThis.requestIdleCallback ||
-  function (f) {
-    return setTimeout(f, 50);
-  };
-var unidle = globalThis.cancelIdleCallback || clearTimeout;
 
 // Stage boxes on screen (or nearly) are updated at once; the others when they come into view,
 // or in idle time.
@@ -336,8 +330,7 @@ function placeholder(s, res, opts) {
 // main[data-complete] off and an older show()'s idle queue stopped; the new show()'s count.
 function restart() {
   delete main.dataset.complete;
-  unidle(job);
-  cancelAnimationFrame(frame);
+  stop();
   return ++shows;
 }
 
@@ -374,7 +367,7 @@ function lazy(want) {
       flushHeatmaps(box);
       waits.push(flushThumbs(box)); // heads computed on demand: complete when painted
     }
-    if (queue.length) job = idle(step, { timeout: 250 });
+    if (queue.length) stop = idleAfterFrame(step, 250);
     else {
       shownAll();
       waits.push(flushThumbs(main)); // the first screen's too: complete once they are painted
@@ -391,9 +384,7 @@ function lazy(want) {
     }
   }
   // After the frame being prepared: an idle period before it would delay its paint.
-  frame = requestAnimationFrame(function () {
-    job = idle(step, { timeout: 250 });
-  });
+  stop = idleAfterFrame(step, 250);
 }
 
 /** main[data-complete] waits for promise p too (the code loaded after the first table). */
