@@ -425,7 +425,8 @@ pageTest(
 // An edit runs, in its handler, only the stages of the sections on screen (and what they read)
 // and shows them; the whole chapter runs in idle time after its frame (or when the state is
 // read before: the contents' jump, an export, a picked cell). At 1280 x 720 the book's dropout
-// edit changes nothing on screen, and its whole run was most of its handler.
+// edit changes nothing on screen, and its whole run was most of its handler. The core's cost
+// model is asked once per edit (page/compute.js): the handler's answer serves the whole run.
 pageTest(
   'an edit runs the stages on screen in its handler, the whole chapter after its frame',
   async (open) => {
@@ -439,6 +440,16 @@ pageTest(
       api.run = function (c, o) {
         runs.push(o && o.stages ? o.stages.slice().sort() : 'all');
         return run.apply(this, arguments);
+      };
+      // lib/budget.js's object, as page/compute.js calls it (its export's name is minified)
+      const budget = Object.values(globalThis.CausalAttention.__modules['lib/budget.js']).find(
+          (v) => v && v.maxWork,
+        ),
+        cost = budget.cost;
+      let costs = 0;
+      budget.cost = function () {
+        costs++;
+        return cost.apply(this, arguments);
       };
       const main = document.getElementById('main'),
         texts = (id) =>
@@ -456,6 +467,8 @@ pageTest(
           await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
           while (main.dataset.complete !== '1') await new Promise((res) => setTimeout(res, 20));
           r.after = runs.splice(0);
+          r.costs = costs;
+          costs = 0;
           r.changed = r.now.map((t, k) => t.join() !== before[k].join());
           r.final = on.map(texts).map((t, k) => t.join() === r.now[k].join());
           return r;
@@ -477,6 +490,7 @@ pageTest(
     assert.equal(d.after[0], 'all', 'the whole run after the frame'); // then why.js's
     assert.deepEqual(d.changed, [false], 'dropout_example (off screen): in idle time');
     assert.deepEqual(d.final, [false]);
+    assert.equal(d.costs, 1, 'the cost model asked once');
     assert.equal(x.handler.length, 1);
     assert.ok(!x.handler[0].includes('queries'));
     assert.equal(x.after[0], 'all');
@@ -484,6 +498,7 @@ pageTest(
     // queries (off screen) follows in idle time.
     assert.deepEqual(x.changed, [true, true, false]);
     assert.deepEqual(x.final, [true, true, false]);
+    assert.equal(x.costs, 1);
     const inputs = BOOK_INPUTS.map((r) => r.slice());
     inputs[1][0] = 0.9;
     assert.deepEqual(await shown(page), expected(runCli({ dropout: 0.4, inputs })));

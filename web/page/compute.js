@@ -13,7 +13,15 @@ var doc = document,
   busy = false, // a heavy run is under way
   queued = null, // the newest request made meanwhile: [c, done, fail, ticket, options]
   first = null, // the book's run made at start, shown once (a run is ~5 ms of the page's load)
-  timer = 0; // the progress line's ticking clock
+  timer = 0, // the progress line's ticking clock
+  costed = []; // [config, its cost]: the last configuration costed
+
+// The core's cost model of config c (lib/budget.js), asked once per configuration: an edit
+// shown in part (app.js) asks quick() in its handler and compute() in idle time, with one c.
+function cost(c) {
+  if (costed[0] !== c) costed = [c, budget.cost(c)];
+  return costed[1];
+}
 
 // Whether a configuration is big enough to compute off the main thread (a T = 256 walkthrough
 // takes tens of ms; GPT-2's 1024 × 768 about a second), by its cost k (api.cost, the core's
@@ -38,7 +46,7 @@ export function remember(book) {
  *  come first: a heavy or refused configuration, a heavy run under way, stages the core refuses
  *  (a shape that has them no more). */
 export function quick(api, c, ids) {
-  var k = budget.cost(c);
+  var k = cost(c);
   if (!k || busy || heavy(k) || budget.check(c, 1, null, k)) return null;
   try {
     return api.run(c, { stages: ids });
@@ -54,7 +62,7 @@ export function compute(api, c, preset, done, fail) {
     // Sizes that would keep even a Worker busy too long are refused (lib/budget.js); a
     // preset computes its few stages only, in a Worker: its size is known to fit.
     // The core's cost model, asked once (three times was 13% of the book's edit's script).
-    k = !preset && budget.cost(c),
+    k = !preset && cost(c),
     big = heavy(k),
     tooBig = !preset && budget.check(c, big ? WORKER_BUDGET : 1, null, k),
     options = preset && { stages: api.presets[preset].stages.concat('mha.attn_weights') };
