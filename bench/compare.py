@@ -197,7 +197,9 @@ def run_side(args, side, module, shape, runs, seconds, output=None, threads=1, b
         if side == "native-avx2":
             cmd.append("avx2")
     elif side == "wasm":
-        cmd = ["node", os.path.join(HERE, "compare_wasm.js"), os.path.join(args.build, "wasm")] + params
+        # With relaxed SIMD, as Chromium runs the page's module (Node 20 has it behind a flag).
+        cmd = ["node", "--experimental-wasm-relaxed-simd", os.path.join(HERE, "compare_wasm.js"),
+               os.path.join(args.build, "wasm")] + params
     else:
         cmd = ["/usr/bin/python3", os.path.abspath(__file__), "torch"] + params
         if side == "openblas":

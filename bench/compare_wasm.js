@@ -1,6 +1,9 @@
 // The WASM side of bench/compare.sh: the bench module (causal-attention-bench in the wasm build
 // directory: the page's module, same core and flags, plus the bench entry), timed in Node with
-// performance.now().
+// performance.now(). Only the forward is timed, as compare_native.cpp times it; the output's sum
+// (the check) is taken once at the end. compare.py runs Node with relaxed SIMD, as Chromium
+// runs the page's module (src/wasm/exp-relaxed.js detects it; the exp then takes
+// exp_relaxed.cpp's path).
 //   node compare_wasm.js WASM_BUILD_DIR causal|mha|walkthrough|api B T d H MIN_RUNS MIN_SECONDS
 // Prints {"ok": true, "seconds": [...], "check": ..., "bits": ...} (bench_modules.hpp's
 // hash of the output; ok false when the module lacks it).
@@ -54,7 +57,9 @@ async function main() {
     total += s;
     if (seconds.length >= 200) break;
   }
-  const bits = module === 'causal' || module === 'mha' ? m.benchBits() : 0;
+  const kept = module === 'causal' || module === 'mha';
+  if (kept) check = m.benchSum();
+  const bits = kept ? m.benchBits() : 0;
   console.log(JSON.stringify({ ok: true, check, bits, seconds }));
 }
 main().catch((e) => {

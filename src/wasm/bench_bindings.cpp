@@ -1,5 +1,5 @@
 // The WASM module's entry for bench/compare.sh (bench/compare_wasm.js), kept apart from
-// bindings.cpp in its own binding block, and small: three functions of numbers.
+// bindings.cpp in its own binding block, and small: four functions of numbers.
 #include <emscripten/bind.h>
 
 #include "bench_modules.hpp"
@@ -18,12 +18,21 @@ bool bench_setup(int module, int B, int T, int d, int H) {
   return workload != nullptr;
 }
 
-// Runs it n times; returns the last check (sum of the output, or the number of stages).
+// Runs it n times, the forward alone as compare_native.cpp times it (the walkthrough: returns
+// its number of stages).
 double bench_run(int n) {
-  double check = 0;
-  for (int i = 0; i < n; ++i) check = workload ? workload->run() : double(ca_bench::walkthrough());
-  return check;
+  double stages = 0;
+  for (int i = 0; i < n; ++i) {
+    if (workload)
+      workload->forward();
+    else
+      stages = double(ca_bench::walkthrough());
+  }
+  return stages;
 }
+
+// The last output's sum (bench_modules.hpp): the check every side prints, taken once at the end.
+double bench_sum() { return workload ? workload->sum() : 0; }
 
 // The last output's hash (bench_modules.hpp): equal to the native core's when the bits are.
 double bench_bits() { return workload ? workload->bits() : 0; }
@@ -33,5 +42,6 @@ double bench_bits() { return workload ? workload->bits() : 0; }
 EMSCRIPTEN_BINDINGS(causal_attention_bench) {
   emscripten::function("benchSetup", &bench_setup);
   emscripten::function("benchRun", &bench_run);
+  emscripten::function("benchSum", &bench_sum);
   emscripten::function("benchBits", &bench_bits);
 }
