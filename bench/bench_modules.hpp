@@ -32,12 +32,8 @@ class Workload {
     x_ = ca::randn({B, T, d}, gen_);
   }
   bool ok() const { return !x_.data.empty(); }
-  // One forward; returns the sum of the output (a check that every side computes the same).
-  double run() {
-    forward();
-    return sum();
-  }
-  // One forward alone, its output kept: what compare.py times on PyTorch's side, m(x).
+  // One forward alone, its output kept: what every side times (PyTorch's: m(x)); the check,
+  // sum(), is taken once after the timed runs.
   void forward() {
     if (wrapper_)  // Ch03_MHA_Wrapper: the heads concatenated, then its out_proj
       y_ = (*out_)(wrapper_->forward(x_, gen_));
